@@ -1,0 +1,44 @@
+// Sampling animations: poses at a time, world and skinning matrices, CPU skinning (IQM maths).
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "rigport/scene.hpp"
+
+namespace rigport {
+
+// Column-major 4x4 (as glTF and glm): m[col][row].
+using Mat4 = std::array<std::array<double, 4>, 4>;
+
+Mat4 identity_matrix();
+Mat4 multiply(const Mat4& a, const Mat4& b);
+Mat4 inverse_affine(const Mat4& m);
+// The matrix of p' = t + R(q) * (s * p); q is normalized first.
+Mat4 transform_matrix(const Transform& t);
+std::array<double, 3> transform_point(const Mat4& m, const std::array<double, 3>& p);
+
+enum class EndMode : uint8_t { Clamp, Loop };
+
+// The local pose of every joint at `time` seconds: tracks interpolated (slerp on the shorter arc
+// for rotations, lerp otherwise, Step keys held), joints without a track keep their bind pose.
+// Loop wraps time into [0, duration); Clamp holds the first / last key.
+std::vector<Transform> sample_pose(const Skeleton& skeleton, const Animation& animation, float time,
+                                   EndMode end = EndMode::Clamp);
+
+// The pose of frame `frame` of a frame-based animation (keys at frame / rate).
+std::vector<Transform> frame_pose(const Skeleton& skeleton, const Animation& animation, uint32_t frame);
+
+std::vector<Transform> bind_pose(const Skeleton& skeleton);
+
+// World matrices from local poses, parent-first.
+std::vector<Mat4> world_matrices(const Skeleton& skeleton, const std::vector<Transform>& local);
+
+// world(pose) * inverse(world(bind)) per joint.
+std::vector<Mat4> skinning_matrices(const Skeleton& skeleton, const std::vector<Transform>& local);
+
+// Positions of a mesh skinned by the given skinning matrices (weights normalized per vertex;
+// vertices without influences stay where they are).
+std::vector<std::array<double, 3>> skin_positions(const Mesh& mesh, const std::vector<Mat4>& skinning);
+
+}  // namespace rigport

@@ -1,0 +1,116 @@
+// Errors, typed warnings and Expected<T>: how every library call reports failure (STYLE.md "errors").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace rigport {
+
+enum class ErrorCode : uint8_t {
+    InvalidArgument,  // the caller asked for something impossible (bad option values)
+    NotFound,         // input file missing
+    ReadFailed,       // the OS refused to read
+    WriteFailed,      // the OS refused to write; the old output is untouched
+    UnknownFormat,    // content and extension match no registered format
+    Unsupported,      // recognised but not (yet) handled: version, feature, target format
+    Malformed,        // the input breaks its format's rules
+    LimitExceeded,    // the input asks for more than LoadOptions allows
+};
+
+const char* to_string(ErrorCode code);
+
+// An error names the file and the place in it: a byte offset for binary input, line:col for text.
+struct Error {
+    ErrorCode code = ErrorCode::Malformed;
+    std::string message;
+    std::string path;                // may be empty for in-memory input
+    std::optional<uint64_t> offset;  // byte offset in binary input
+    uint32_t line = 0;               // 1-based; 0 = not a text position
+    uint32_t column = 0;
+
+    // "path: offset 124: message" / "path:12:5: message" / "path: message".
+    std::string to_string() const;
+};
+
+inline Error make_error(ErrorCode code, std::string message, std::optional<uint64_t> offset = {}) {
+    Error e;
+    e.code = code;
+    e.message = std::move(message);
+    e.offset = offset;
+    return e;
+}
+
+enum class WarningCode : uint16_t {
+    UnalignedOffset,        // an ofs_* or vertex-array offset not aligned as the spec asks
+    AnimationOnly,          // poses without joints: no names, no bind pose
+    FramesWithoutData,      // num_frames > 0 with ofs_frames == 0 (all channels constant)
+    CommentNotTerminated,   // comment without a final NUL (the EXM count quirk)
+    SeveralRoots,           // more than one root joint
+    NonStandardFormat,      // a standard vertex array in a non-recommended component format
+    ReservedArrayType,      // vertex array type 7..15
+    DuplicateArray,         // the same vertex array type twice; the later one ignored
+    ArrayOrder,             // vertex arrays not in ascending type order
+    FileSizeMismatch,       // header filesize smaller than the data
+    PoseParentMismatch,     // pose parent differs from joint parent
+    NonUnitQuaternion,      // normalized on read
+    TriangleOutsideMesh,    // a triangle uses a vertex outside its mesh's range; the vertex is copied
+    DegenerateTriangle,
+    ZeroFrameRate,          // framerate 0 or not finite
+    UnknownFlags,
+    TextOffsetInsideString, // a name pointing into the middle of a string
+    ExtensionCountMismatch, // list length differs from num_extensions
+    DroppedData,            // the target format cannot hold something the scene has
+    UnknownCommand,         // text formats: unknown keyword
+    Other,
+};
+
+const char* to_string(WarningCode code);
+
+// Warnings are typed and deduplicated: the same (code, message) is counted, never repeated.
+struct Warning {
+    WarningCode code = WarningCode::Other;
+    std::string message;
+    uint32_t count = 1;
+    std::optional<uint64_t> offset;  // first occurrence
+};
+
+struct Warnings {
+    std::vector<Warning> items;
+    void add(WarningCode code, std::string message, std::optional<uint64_t> offset = {});
+    bool has(WarningCode code) const;
+};
+
+// A value or an Error; the library's only way to fail (no exceptions cross the API).
+template <class T>
+class [[nodiscard]] Expected {
+public:
+    Expected(T value) : v_(std::move(value)) {}
+    Expected(Error error) : v_(std::move(error)) {}
+
+    bool has_value() const { return v_.index() == 0; }
+    explicit operator bool() const { return has_value(); }
+
+    T& value() & { return std::get<0>(v_); }
+    const T& value() const& { return std::get<0>(v_); }
+    T&& value() && { return std::get<0>(std::move(v_)); }
+    T& operator*() & { return value(); }
+    const T& operator*() const& { return value(); }
+    T* operator->() { return &value(); }
+    const T* operator->() const { return &value(); }
+
+    const Error& error() const { return std::get<1>(v_); }
+    Error& error() { return std::get<1>(v_); }
+
+private:
+    std::variant<T, Error> v_;
+};
+
+// For operations that produce nothing but may fail.
+struct Ok {};
+using Status = Expected<Ok>;
+
+}  // namespace rigport

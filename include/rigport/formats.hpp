@@ -1,0 +1,35 @@
+// The format registry: each format's name, extensions, content detection, reader and writer.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rigport/error.hpp"
+#include "rigport/io.hpp"
+#include "rigport/scene.hpp"
+#include "rigport/validate.hpp"
+
+namespace rigport {
+
+struct FormatInfo {
+    std::string_view name;                     // "iqm"
+    std::string_view description;              // "Inter-Quake Model (binary)"
+    std::vector<std::string_view> extensions;  // lower case, with the dot: ".iqm"
+    // True when the bytes are this format (magic and version), whatever the file is called.
+    bool (*detect)(std::span<const uint8_t> bytes) = nullptr;
+    Expected<Scene> (*read)(std::span<const uint8_t> bytes, const LoadOptions& options) = nullptr;
+    Expected<std::vector<uint8_t>> (*write)(const Scene& scene, const SaveOptions& options) = nullptr;
+    // Format-specific structural checks, added to the report (may be null).
+    void (*validate)(std::span<const uint8_t> bytes, const LoadOptions& options, ValidationReport& report) = nullptr;
+};
+
+const std::vector<FormatInfo>& formats();
+const FormatInfo* find_format(std::string_view name);
+const FormatInfo* find_format_by_extension(std::string_view path);
+// Content first (magic bytes); the extension only when no content check matches.
+const FormatInfo* detect_format(std::span<const uint8_t> bytes, std::string_view path);
+
+}  // namespace rigport

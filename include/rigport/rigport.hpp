@@ -1,0 +1,11 @@
+// Umbrella header: the whole public API.
+#pragma once
+
+#include "rigport/anim.hpp"
+#include "rigport/error.hpp"
+#include "rigport/formats.hpp"
+#include "rigport/io.hpp"
+#include "rigport/process.hpp"
+#include "rigport/sample.hpp"
+#include "rigport/scene.hpp"
+#include "rigport/validate.hpp"

@@ -1,0 +1,365 @@
+// IQM semantics: records -> Scene. Meshes are cut out of the global vertex set, poses and frames
+// dequantized as iqm.txt says (v1 rotations completed with w = -sqrt(1-|xyz|^2)), into keyed tracks.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <unordered_map>
+
+#include "formats/iqm/iqm_layout.hpp"
+
+namespace rigport::iqm {
+
+namespace {
+
+Error malformed(std::optional<uint64_t> offset, std::string message) {
+    return make_error(ErrorCode::Malformed, std::move(message), offset);
+}
+
+// Recommended format and size per standard array type (iqm.txt); others are accepted with a warning.
+struct Recommended {
+    ComponentType type;
+    uint32_t size;
+};
+constexpr Recommended recommended[7] = {
+    {ComponentType::Float32, 3}, {ComponentType::Float32, 2}, {ComponentType::Float32, 3}, {ComponentType::Float32, 4},
+    {ComponentType::UInt8, 4},   {ComponentType::UInt8, 4},   {ComponentType::UInt8, 4},
+};
+
+// File offsets of the records, for errors and warnings that name a place.
+uint64_t joint_offset(const Header& h, uint32_t i) {
+    return uint64_t(h.ofs_joints) + uint64_t(i) * (h.version == 1 ? joint_size_v1 : joint_size_v2);
+}
+uint64_t pose_offset(const Header& h, uint32_t i) {
+    return uint64_t(h.ofs_poses) + uint64_t(i) * (h.version == 1 ? pose_size_v1 : pose_size_v2);
+}
+
+class SceneBuilder {
+public:
+    SceneBuilder(const IqmFile& f, Warnings warnings) : f_(f) { scene_.warnings = std::move(warnings); }
+    Expected<Scene> run();
+
+private:
+    void pick_arrays();
+    std::optional<Error> build_skeleton();
+    std::optional<Error> build_meshes();
+    std::optional<Error> build_mesh(uint32_t index, const MeshRecord& m);
+    std::optional<Error> build_animations();
+    void copy_meta();
+
+    // Value `k` of vertex `v` of a standard array, normalized as the compiler writes it.
+    float standard(const VertexArray& va, uint64_t v, uint32_t k, float missing) const {
+        if (k >= va.size) return missing;
+        const auto type = static_cast<ComponentType>(va.format);
+        const double raw = va.values[v * va.size + k];
+        return static_cast<float>(va.type == IQM_BLENDINDEXES ? raw : normalize_component(raw, type));
+    }
+
+    const IqmFile& f_;
+    Scene scene_;
+    const VertexArray* arrays_[7] = {};  // the first array of each standard type
+    std::vector<const VertexArray*> custom_;
+    std::unordered_map<std::string, int32_t> materials_;
+};
+
+void SceneBuilder::pick_arrays() {
+    const Header& h = f_.header;
+    uint32_t previous = 0;
+    for (size_t i = 0; i < f_.vertexarrays.size(); ++i) {
+        const VertexArray& va = f_.vertexarrays[i];
+        const uint64_t at = uint64_t(h.ofs_vertexarrays) + i * vertexarray_size;
+        if (va.type < previous)
+            scene_.warnings.add(WarningCode::ArrayOrder, "vertex arrays are not in ascending type order", at);
+        previous = std::max(previous, va.type);
+        if (va.type >= IQM_CUSTOM) {
+            custom_.push_back(&va);
+        } else if (va.type > IQM_COLOR) {
+            scene_.warnings.add(WarningCode::ReservedArrayType, fmt::format("vertex array type {} is reserved; ignored", va.type), at);
+        } else if (arrays_[va.type]) {
+            scene_.warnings.add(WarningCode::DuplicateArray, fmt::format("a second {} array; ignored", to_string(static_cast<Attribute>(va.type))), at);
+        } else {
+            arrays_[va.type] = &va;
+            const auto type = static_cast<ComponentType>(va.format);
+            const Recommended& r = recommended[va.type];
+            if (type != r.type || va.size != r.size)
+                scene_.warnings.add(WarningCode::NonStandardFormat,
+                                    fmt::format("{} array stored as {}x{} (recommended {}x{})", to_string(static_cast<Attribute>(va.type)),
+                                                to_string(type), va.size, to_string(r.type), r.size),
+                                    at);
+            scene_.meta.attribute_formats.push_back(AttributeFormat{static_cast<Attribute>(va.type), 0, type, va.size});
+        }
+    }
+}
+
+std::optional<Error> SceneBuilder::build_skeleton() {
+    const Header& h = f_.header;
+    auto& joints = scene_.skeleton.joints;
+    if (!f_.joints.empty() && !f_.poses.empty() && f_.joints.size() != f_.poses.size())
+        return malformed(76, fmt::format("num_poses {} differs from num_joints {}", f_.poses.size(), f_.joints.size()));
+    const bool from_poses = f_.joints.empty() && !f_.poses.empty();
+    const uint32_t n = static_cast<uint32_t>(from_poses ? f_.poses.size() : f_.joints.size());
+    joints.resize(n);
+    uint32_t roots = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        Joint& j = joints[i];
+        const uint64_t at = from_poses ? pose_offset(h, i) : joint_offset(h, i);
+        j.parent = from_poses ? f_.poses[i].parent : f_.joints[i].parent;
+        if (j.parent < -1 || j.parent >= static_cast<int32_t>(n))
+            return malformed(at, fmt::format("joint {}: parent {} is out of range (-1..{})", i, j.parent, n - 1));
+        if (j.parent >= static_cast<int32_t>(i))
+            return malformed(at, fmt::format("joint {}: parent {} is not an earlier joint", i, j.parent));
+        roots += j.parent < 0;
+        if (from_poses) continue;
+        const JointRecord& r = f_.joints[i];
+        j.name = f_.string_at(r.name);
+        j.bind.translate = r.translate;
+        j.bind.rotate = r.rotate;
+        j.bind.scale = r.scale;
+        const float len = std::sqrt(r.rotate[0] * r.rotate[0] + r.rotate[1] * r.rotate[1] + r.rotate[2] * r.rotate[2] + r.rotate[3] * r.rotate[3]);
+        if (!(len > 1e-6f)) return malformed(at + 24, fmt::format("joint {}: rotation quaternion has zero length", i));
+        if (std::fabs(len - 1.0f) > 1e-3f) {
+            for (auto& c : j.bind.rotate) c /= len;
+            scene_.warnings.add(WarningCode::NonUnitQuaternion, "joint rotation quaternion normalized", at + 24);
+        }
+        if (!f_.poses.empty() && f_.poses[i].parent != r.parent)
+            scene_.warnings.add(WarningCode::PoseParentMismatch,
+                                fmt::format("pose {}: parent {} differs from joint parent {}", i, f_.poses[i].parent, r.parent), pose_offset(h, i));
+    }
+    if (from_poses) {
+        scene_.skeleton.animation_only = true;
+        scene_.warnings.add(WarningCode::AnimationOnly,
+                            fmt::format("animation-only file: {} poses without joints (no names, no bind pose; binds by index)", n), 68);
+    }
+    if (roots > 1) scene_.warnings.add(WarningCode::SeveralRoots, fmt::format("{} root joints", roots), from_poses ? h.ofs_poses : h.ofs_joints);
+    return {};
+}
+
+std::optional<Error> SceneBuilder::build_meshes() {
+    const Header& h = f_.header;
+    // Meshes may overlap; copies are allowed up to a few times the vertex set (hostile files
+    // could otherwise repeat one huge range in every mesh record).
+    uint64_t total_vertices = 0, total_triangles = 0;
+    for (auto& m : f_.meshes) total_vertices += m.num_vertexes, total_triangles += m.num_triangles;
+    if (total_vertices > 4ull * h.num_vertexes + 65536 || total_triangles > 4ull * h.num_triangles + 65536)
+        return make_error(ErrorCode::LimitExceeded, "mesh ranges overlap many times over", h.ofs_meshes);
+    for (uint32_t i = 0; i < f_.meshes.size(); ++i)
+        if (auto e = build_mesh(i, f_.meshes[i])) return e;
+    return {};
+}
+
+std::optional<Error> SceneBuilder::build_mesh(uint32_t index, const MeshRecord& m) {
+    const Header& h = f_.header;
+    Mesh mesh;
+    mesh.name = f_.string_at(m.name);
+    if (m.material != 0) {
+        std::string name = f_.string_at(m.material);
+        auto [it, added] = materials_.try_emplace(name, static_cast<int32_t>(scene_.materials.size()));
+        if (added) {
+            Material material;
+            material.name = name;
+            scene_.materials.push_back(std::move(material));
+        }
+        mesh.material = it->second;
+    }
+
+    // Vertices of this mesh: its own range, plus copies of any outside vertex its triangles use.
+    std::vector<uint32_t> source(m.num_vertexes);
+    for (uint32_t v = 0; v < m.num_vertexes; ++v) source[v] = m.first_vertex + v;
+    std::unordered_map<uint32_t, uint32_t> outside;
+    mesh.triangles.resize(m.num_triangles);
+    for (uint32_t t = 0; t < m.num_triangles; ++t) {
+        const Triangle& tri = f_.triangles[m.first_triangle + t];
+        for (int k = 0; k < 3; ++k) {
+            const uint32_t v = tri[k];
+            if (v >= m.first_vertex && v - m.first_vertex < m.num_vertexes) {
+                mesh.triangles[t][k] = v - m.first_vertex;
+                continue;
+            }
+            auto [it, added] = outside.try_emplace(v, static_cast<uint32_t>(source.size()));
+            if (added) source.push_back(v);
+            mesh.triangles[t][k] = it->second;
+            scene_.warnings.add(WarningCode::TriangleOutsideMesh,
+                                fmt::format("mesh {}: a triangle uses a vertex outside the mesh's range; the vertex is copied into the mesh", index),
+                                uint64_t(h.ofs_triangles) + uint64_t(m.first_triangle + t) * triangle_size);
+        }
+    }
+
+    const size_t n = source.size();
+    auto fill = [&](const VertexArray* va, auto& out, auto make) {
+        if (!va) return;
+        out.resize(n);
+        for (size_t v = 0; v < n; ++v) out[v] = make(*va, source[v]);
+    };
+    fill(arrays_[IQM_POSITION], mesh.positions, [&](const VertexArray& a, uint64_t v) {
+        return Vec3{standard(a, v, 0, 0), standard(a, v, 1, 0), standard(a, v, 2, 0)};
+    });
+    if (arrays_[IQM_TEXCOORD]) {
+        mesh.texcoords.emplace_back();
+        fill(arrays_[IQM_TEXCOORD], mesh.texcoords[0], [&](const VertexArray& a, uint64_t v) { return Vec2{standard(a, v, 0, 0), standard(a, v, 1, 0)}; });
+    }
+    fill(arrays_[IQM_NORMAL], mesh.normals, [&](const VertexArray& a, uint64_t v) {
+        return Vec3{standard(a, v, 0, 0), standard(a, v, 1, 0), standard(a, v, 2, 0)};
+    });
+    fill(arrays_[IQM_TANGENT], mesh.tangents, [&](const VertexArray& a, uint64_t v) {
+        return Vec4{standard(a, v, 0, 0), standard(a, v, 1, 0), standard(a, v, 2, 0), standard(a, v, 3, 1)};
+    });
+    if (arrays_[IQM_COLOR]) {
+        mesh.colors.emplace_back();
+        fill(arrays_[IQM_COLOR], mesh.colors[0], [&](const VertexArray& a, uint64_t v) {
+            return Vec4{standard(a, v, 0, 0), standard(a, v, 1, 0), standard(a, v, 2, 0), standard(a, v, 3, 1)};
+        });
+    }
+    for (const VertexArray* va : custom_) {
+        CustomArray c{f_.string_at(va->type - IQM_CUSTOM), static_cast<ComponentType>(va->format), va->size, {}};
+        c.values.reserve(n * va->size);
+        for (size_t v = 0; v < n; ++v)
+            for (uint32_t k = 0; k < va->size; ++k) c.values.push_back(va->values[uint64_t(source[v]) * va->size + k]);
+        mesh.custom.push_back(std::move(c));
+    }
+
+    const VertexArray* bi = arrays_[IQM_BLENDINDEXES];
+    const VertexArray* bw = arrays_[IQM_BLENDWEIGHTS];
+    const uint32_t joints = static_cast<uint32_t>(scene_.skeleton.joints.size());
+    if (bi && bw && joints == 0) {
+        scene_.warnings.add(WarningCode::DroppedData, "blend indexes and weights without joints; skinning ignored", h.ofs_vertexarrays);
+    } else if (bi && bw) {
+        SkinInfluences& skin = mesh.skin;
+        skin.offsets.reserve(n + 1);
+        skin.offsets.push_back(0);
+        const uint32_t slots = std::min(bi->size, bw->size);
+        for (size_t v = 0; v < n; ++v) {
+            for (uint32_t k = 0; k < slots; ++k) {
+                const float w = standard(*bw, source[v], k, 0);
+                if (!(w > 0.0f)) continue;  // unused slots are (0, 0)
+                const double j = bi->values[uint64_t(source[v]) * bi->size + k];
+                if (!(j >= 0 && j < joints && j == std::floor(j)))
+                    return malformed(bi->offset, fmt::format("vertex {}: blend index {} with weight {} is not a joint (0..{})", source[v], j, w, joints - 1));
+                if (!std::isfinite(w)) return malformed(bw->offset, fmt::format("vertex {}: blend weight is not finite", source[v]));
+                skin.influences.push_back(Influence{static_cast<uint32_t>(j), w});
+            }
+            skin.offsets.push_back(static_cast<uint32_t>(skin.influences.size()));
+        }
+    }
+    scene_.meshes.push_back(std::move(mesh));
+    return {};
+}
+
+std::optional<Error> SceneBuilder::build_animations() {
+    const Header& h = f_.header;
+    const bool v1 = h.version == 1;
+    const uint32_t num_poses = static_cast<uint32_t>(f_.poses.size());
+    // Where each pose's first masked channel sits inside a frame.
+    std::vector<uint32_t> first_channel(num_poses + 1, 0);
+    for (uint32_t p = 0; p < num_poses; ++p) first_channel[p + 1] = first_channel[p] + std::popcount(f_.poses[p].channelmask);
+
+    // Channel value k of pose p in global frame `frame`: offset + sample * scale (iqm.txt).
+    auto decode = [&](uint32_t p, uint32_t k, uint32_t frame) -> float {
+        const PoseRecord& pose = f_.poses[p];
+        float v = pose.channeloffset[k];
+        if (pose.channelmask & (1u << k)) {
+            const uint32_t slot = first_channel[p] + std::popcount(pose.channelmask & ((1u << k) - 1));
+            v += f_.frames[uint64_t(frame) * h.num_framechannels + slot] * pose.channelscale[k];
+        }
+        return v;
+    };
+    // Channels of each group in the file's numbering: v1 has no w (index -1) and scale at 6-8.
+    const int t_ch[3] = {0, 1, 2};
+    const int r_ch[4] = {3, 4, 5, v1 ? -1 : 6};
+    const int s_ch[3] = {v1 ? 6 : 7, v1 ? 7 : 8, v1 ? 8 : 9};
+
+    std::unordered_map<std::string, int> names;
+    for (uint32_t a = 0; a < f_.anims.size(); ++a) {
+        const AnimRecord& rec = f_.anims[a];
+        const uint64_t at = uint64_t(h.ofs_anims) + uint64_t(a) * anim_size;
+        Animation anim;
+        anim.name = f_.string_at(rec.name);
+        anim.loop = rec.flags & IQM_LOOP;
+        anim.frame_count = rec.num_frames;
+        if (rec.flags & ~IQM_LOOP) scene_.warnings.add(WarningCode::UnknownFlags, fmt::format("animation '{}': unknown flags {:#x}", anim.name, rec.flags), at + 16);
+        if (std::isfinite(rec.framerate) && rec.framerate > 0) {
+            anim.frame_rate = rec.framerate;
+        } else {
+            scene_.warnings.add(WarningCode::ZeroFrameRate,
+                                fmt::format("animation '{}': framerate {} (keys placed at {} fps)", anim.name, rec.framerate, default_frame_rate), at + 12);
+        }
+        const float rate = anim.frame_rate > 0 ? anim.frame_rate : default_frame_rate;
+        std::vector<float> times(rec.num_frames);
+        for (uint32_t i = 0; i < rec.num_frames; ++i) times[i] = static_cast<float>(i) / rate;
+
+        for (uint32_t p = 0; p < num_poses && rec.num_frames > 0; ++p) {
+            const PoseRecord& pose = f_.poses[p];
+            auto add_track = [&](Channel channel, const int* ch, uint32_t count) -> std::optional<Error> {
+                bool animated = false;
+                for (uint32_t c = 0; c < count; ++c) animated |= ch[c] >= 0 && (pose.channelmask >> ch[c]) & 1;
+                JointTrack track;
+                track.joint = p;
+                track.channel = channel;
+                // Constant channels carry one key: the value every frame decodes to.
+                const uint32_t keys = animated ? rec.num_frames : 1;
+                track.times.assign(times.begin(), times.begin() + keys);
+                track.values.reserve(uint64_t(keys) * count);
+                for (uint32_t i = 0; i < keys; ++i) {
+                    float xyz2 = 0;
+                    for (uint32_t c = 0; c < count; ++c) {
+                        float v;
+                        if (ch[c] >= 0) {
+                            v = decode(p, static_cast<uint32_t>(ch[c]), rec.first_frame + i);
+                            if (c < 3) xyz2 += v * v;
+                        } else {
+                            v = -std::sqrt(std::max(0.0f, 1.0f - xyz2));  // v1: w from the unit length, negative
+                        }
+                        if (!std::isfinite(v))
+                            return malformed(pose_offset(h, p), fmt::format("pose {}: channel value in frame {} is not finite", p, rec.first_frame + i));
+                        track.values.push_back(v);
+                    }
+                }
+                anim.tracks.push_back(std::move(track));
+                return {};
+            };
+            if (auto e = add_track(Channel::Translation, t_ch, 3)) return e;
+            if (auto e = add_track(Channel::Rotation, r_ch, 4)) return e;
+            if (auto e = add_track(Channel::Scale, s_ch, 3)) return e;
+        }
+        scene_.animations.push_back(std::move(anim));
+    }
+    return {};
+}
+
+void SceneBuilder::copy_meta() {
+    Meta& meta = scene_.meta;
+    meta.source_format = "iqm";
+    meta.source_version = f_.header.version;
+    meta.up = UpAxis::Z;  // IQM conventions (iqm-iqe.md §2): Z up, right-handed, clockwise front faces
+    meta.handedness = Handedness::Right;
+    meta.front_face = Winding::Clockwise;
+    const auto& c = f_.comment;
+    meta.comment.assign(c.begin(), std::find(c.begin(), c.end(), uint8_t(0)));
+    for (auto& x : f_.extensions) meta.extensions.push_back(PreservedExtension{f_.string_at(x.name), x.data});
+    meta.has_stored_adjacency = f_.has_adjacency;
+    meta.stored_adjacency = f_.adjacency;
+    for (auto& b : f_.bounds) meta.stored_bounds.push_back(FrameBounds{b.bbmins, b.bbmaxs, b.xyradius, b.radius});
+}
+
+Expected<Scene> SceneBuilder::run() {
+    pick_arrays();
+    if (auto e = build_skeleton()) return *e;
+    if (auto e = build_meshes()) return *e;
+    if (auto e = build_animations()) return *e;
+    copy_meta();
+    if (auto st = check_invariants(scene_); !st) return st.error();
+    return std::move(scene_);
+}
+
+}  // namespace
+
+Expected<Scene> to_scene(const IqmFile& file, Warnings warnings) { return SceneBuilder(file, std::move(warnings)).run(); }
+
+Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options) {
+    Warnings warnings;
+    auto file = parse(bytes, options, warnings);
+    if (!file) return file.error();
+    return to_scene(*file, std::move(warnings));
+}
+
+}  // namespace rigport::iqm

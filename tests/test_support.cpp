@@ -1,0 +1,83 @@
+// Shared test helpers (see test_support.hpp).
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+namespace rigport::test {
+namespace fs = std::filesystem;
+
+fs::path corpus_dir() {
+    if (const char* env = std::getenv("RIGPORT_CORPUS"); env && *env) {
+        fs::path p(env);
+        return fs::is_directory(p) ? p : fs::path();
+    }
+    fs::path p = fs::path(RIGPORT_SOURCE_DIR) / ".." / "shared" / "corpus";
+    return fs::is_directory(p) ? fs::canonical(p) : fs::path();
+}
+
+std::vector<fs::path> corpus_files(const std::string& sub, const std::string& ext) {
+    std::vector<fs::path> out;
+    fs::path dir = corpus_dir();
+    if (dir.empty() || !fs::is_directory(dir / sub)) return out;
+    for (auto& e : fs::directory_iterator(dir / sub))
+        if (e.is_regular_file() && e.path().extension() == ext) out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<uint8_t> read_bytes(const fs::path& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+
+void write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
+    std::ofstream f(path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+fs::path temp_dir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "rigport";
+    std::replace(name.begin(), name.end(), '/', '_');
+    fs::path p = fs::temp_directory_path() / ("rigport-test-" + std::to_string(::getpid())) / name;
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p;
+}
+
+static std::string quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+static std::string slurp(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+RunResult run_cli(const std::vector<std::string>& args) {
+    fs::path dir = temp_dir().parent_path() / "cli-capture";
+    fs::create_directories(dir);
+    fs::path out = dir / "stdout", err = dir / "stderr";
+    std::string cmd = quote(RIGPORT_CLI_PATH);
+    for (auto& a : args) cmd += " " + quote(a);
+    cmd += " >" + quote(out.string()) + " 2>" + quote(err.string());
+    int status = std::system(cmd.c_str());
+    RunResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+}
+
+}  // namespace rigport::test

@@ -1,0 +1,37 @@
+// Shared test helpers: where the corpus is, reading files, running the CLI.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace rigport::test {
+
+// The corpus directory: $RIGPORT_CORPUS, else ../shared/corpus beside the source tree when it
+// exists; empty when neither exists (corpus tests then GTEST_SKIP with a message).
+std::filesystem::path corpus_dir();
+// Files with the extension in corpus_dir()/sub, sorted; empty when absent.
+std::vector<std::filesystem::path> corpus_files(const std::string& sub, const std::string& ext);
+
+std::vector<uint8_t> read_bytes(const std::filesystem::path& path);
+void write_bytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
+// A fresh empty directory under the build's temp area, unique per test.
+std::filesystem::path temp_dir();
+
+struct RunResult {
+    int exit_code = -1;
+    std::string out, err;
+};
+// Runs the built rigport CLI with the given arguments (shell-quoted for you).
+RunResult run_cli(const std::vector<std::string>& args);
+
+}  // namespace rigport::test
+
+// Skips the current test when the corpus is absent, with a message naming the variable.
+#define RIGPORT_REQUIRE_CORPUS()                                                                 \
+    do {                                                                                         \
+        if (::rigport::test::corpus_dir().empty())                                               \
+            GTEST_SKIP() << "corpus not found: set RIGPORT_CORPUS or put ../shared/corpus beside " \
+                            "the source tree";                                                   \
+    } while (0)
