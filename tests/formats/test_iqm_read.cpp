@@ -304,6 +304,20 @@ INSTANTIATE_TEST_SUITE_P(
         return n;
     });
 
+// Regression (found by the mutation test): squaring huge components in float overflowed, so the
+// "normalized" quaternion became (0,0,0,0) and the writer produced a file it could not read.
+TEST(IqmRead, HugeJointQuaternionNormalizesInsteadOfVanishing) {
+    RawIqm m = quad_model();
+    m.joints.clear();
+    put_joint(m.joints, 15, -1, {0, 0, 0}, {1e30f, 1e30f, 1e30f, -1e30f}, {1, 1, 1});
+    put_joint(m.joints, 20, 0, {1, 0, 0}, {0, 0, 0, 1}, {1, 1, 1});
+    auto scene = read(build_iqm(m));
+    ASSERT_TRUE(scene) << scene.error().to_string();
+    EXPECT_NEAR(scene->skeleton.joints[0].bind.rotate[0], 0.5f, 1e-6f);
+    EXPECT_NEAR(scene->skeleton.joints[0].bind.rotate[3], -0.5f, 1e-6f);
+    EXPECT_TRUE(scene->warnings.has(WarningCode::NonUnitQuaternion));
+}
+
 TEST(IqmRead, VersionThreeIsUnsupported) {
     auto bytes = build_iqm(quad_model());
     set_u32(bytes, H_VERSION, 3);

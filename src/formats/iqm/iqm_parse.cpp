@@ -46,7 +46,8 @@ public:
 private:
     // A section of `count` records of `size` bytes at `ofs`, announced by the header field at
     // `field`. Empty sections are fine whatever their offset (validate reports stray offsets).
-    std::optional<Error> check_section(const char* what, uint64_t field, uint32_t count, uint32_t ofs, uint64_t size);
+    std::optional<Error> check_section(const char* what, uint64_t field, uint64_t count, uint32_t ofs, uint64_t size, bool warn = true);
+    std::optional<Error> check_ranges();
     std::optional<Error> check_name(uint32_t name, uint64_t record, const char* what);
     void warn_alignment(const char* what, uint64_t ofs, uint64_t alignment);
 
@@ -70,7 +71,7 @@ private:
     IqmFile f_;
 };
 
-std::optional<Error> Parser::check_section(const char* what, uint64_t field, uint32_t count, uint32_t ofs, uint64_t size) {
+std::optional<Error> Parser::check_section(const char* what, uint64_t field, uint64_t count, uint32_t ofs, uint64_t size, bool warn) {
     if (count == 0) return {};
     if (count > options_.max_elements)
         return make_error(ErrorCode::LimitExceeded, fmt::format("{} {} exceed the limit of {}", count, what, options_.max_elements), field);
@@ -78,7 +79,35 @@ std::optional<Error> Parser::check_section(const char* what, uint64_t field, uin
     if (ofs < header_size) return malformed(field, fmt::format("{} at offset {} overlap the header", what, ofs));
     if (!range_fits(ofs, count, size, limit_))
         return malformed(field, fmt::format("{} {} of {} bytes at offset {} run past the end of the file ({} bytes)", count, what, size, ofs, limit_));
-    warn_alignment(what, ofs, 4);
+    if (warn) warn_alignment(what, ofs, 4);
+    return {};
+}
+
+// Every fixed section's range before anything is decoded or allocated, so a damaged tail fails
+// at once instead of after decoding the vertex data.
+std::optional<Error> Parser::check_ranges() {
+    const Header& h = f_.header;
+    const bool v1 = h.version == 1;
+    struct Section {
+        const char* what;
+        uint64_t field, count;
+        uint32_t ofs;
+        uint64_t size;
+    };
+    const Section sections[] = {
+        {"text bytes", at_num_text, h.num_text, h.ofs_text, 1},
+        {"meshes", at_num_meshes, h.num_meshes, h.ofs_meshes, mesh_size},
+        {"vertex arrays", at_num_vertexarrays, h.num_vertexarrays, h.ofs_vertexarrays, vertexarray_size},
+        {"triangles", at_num_triangles, h.num_triangles, h.ofs_triangles, triangle_size},
+        {"adjacency entries", at_ofs_adjacency, h.ofs_adjacency ? h.num_triangles : 0u, h.ofs_adjacency, triangle_size},
+        {"joints", at_num_joints, h.num_joints, h.ofs_joints, v1 ? joint_size_v1 : joint_size_v2},
+        {"poses", at_num_poses, h.num_poses, h.ofs_poses, v1 ? pose_size_v1 : pose_size_v2},
+        {"animations", at_num_anims, h.num_anims, h.ofs_anims, anim_size},
+        {"bounds", at_ofs_bounds, h.ofs_bounds ? h.num_frames : 0u, h.ofs_bounds, bounds_size},
+        {"comment bytes", at_num_comment, h.num_comment, h.ofs_comment, 1},
+    };
+    for (auto& s : sections)
+        if (auto e = check_section(s.what, s.field, s.count, s.ofs, s.size, false)) return e;
     return {};
 }
 
@@ -184,7 +213,15 @@ std::optional<Error> Parser::read_vertexarrays() {
         warn_alignment("vertex array data", va.offset, std::max<uint64_t>(comp, 4));
         va.values.resize(count);
         const uint8_t* p = bytes_.data() + va.offset;
-        for (uint64_t k = 0; k < count; ++k, p += comp) va.values[k] = decode_component({p, comp}, type);
+        if (type == ComponentType::Float32 && std::endian::native == std::endian::little) {
+            for (uint64_t k = 0; k < count; ++k, p += 4) {  // the common case, without the generic switch
+                float v;
+                std::memcpy(&v, p, 4);
+                va.values[k] = v;
+            }
+        } else {
+            for (uint64_t k = 0; k < count; ++k, p += comp) va.values[k] = decode_component({p, comp}, type);
+        }
     }
     if (h.num_vertexes > 0 && !has_position)
         return malformed(at_num_vertexarrays, fmt::format("{} vertices but no POSITION array", h.num_vertexes));
@@ -283,6 +320,7 @@ std::optional<Error> Parser::read_anims() {
     if (auto e = check_section("animations", at_num_anims, h.num_anims, h.ofs_anims, anim_size)) return e;
     ByteCursor c(bytes_, h.ofs_anims);
     f_.anims.resize(h.num_anims);
+    uint64_t total_frames = 0;  // animations may share frames; their sum is what the scene holds
     for (uint32_t i = 0; i < h.num_anims; ++i) {
         const uint64_t at = c.pos();
         AnimRecord& a = f_.anims[i];
@@ -292,6 +330,9 @@ std::optional<Error> Parser::read_anims() {
         if (auto e = check_name(a.name, at, "animation")) return e;
         if (uint64_t(a.first_frame) + a.num_frames > h.num_frames)
             return malformed(at + 4, fmt::format("animation {}: frames {}+{} exceed num_frames {}", i, a.first_frame, a.num_frames, h.num_frames));
+        total_frames += a.num_frames;
+        if (total_frames > options_.max_frames)
+            return make_error(ErrorCode::LimitExceeded, fmt::format("the animations hold more than {} frames in all", options_.max_frames), at + 8);
     }
     return {};
 }
@@ -382,7 +423,7 @@ std::optional<Error> Parser::read_extensions() {
 }
 
 Expected<IqmFile> Parser::run() {
-    for (auto step : {&Parser::read_header, &Parser::read_text, &Parser::read_meshes, &Parser::read_vertexarrays,
+    for (auto step : {&Parser::read_header, &Parser::check_ranges, &Parser::read_text, &Parser::read_meshes, &Parser::read_vertexarrays,
                       &Parser::read_triangles, &Parser::read_joints, &Parser::read_poses, &Parser::read_anims,
                       &Parser::read_frames, &Parser::read_bounds, &Parser::read_comment, &Parser::read_extensions})
         if (auto e = (this->*step)()) return *e;

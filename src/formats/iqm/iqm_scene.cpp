@@ -116,10 +116,13 @@ std::optional<Error> SceneBuilder::build_skeleton() {
         j.bind.translate = r.translate;
         j.bind.rotate = r.rotate;
         j.bind.scale = r.scale;
-        const float len = std::sqrt(r.rotate[0] * r.rotate[0] + r.rotate[1] * r.rotate[1] + r.rotate[2] * r.rotate[2] + r.rotate[3] * r.rotate[3]);
-        if (!(len > 1e-6f)) return malformed(at + 24, fmt::format("joint {}: rotation quaternion has zero length", i));
-        if (std::fabs(len - 1.0f) > 1e-3f) {
-            for (auto& c : j.bind.rotate) c /= len;
+        // In double: squares of large floats would overflow to infinity in float.
+        double len2 = 0;
+        for (float c : r.rotate) len2 += double(c) * c;
+        const double len = std::sqrt(len2);
+        if (!(len > 1e-6)) return malformed(at + 24, fmt::format("joint {}: rotation quaternion has zero length", i));
+        if (std::fabs(len - 1.0) > 1e-3) {
+            for (auto& c : j.bind.rotate) c = static_cast<float>(c / len);
             scene_.warnings.add(WarningCode::NonUnitQuaternion, "joint rotation quaternion normalized", at + 24);
         }
         if (!f_.poses.empty() && f_.poses[i].parent != r.parent)
@@ -277,7 +280,8 @@ std::optional<Error> SceneBuilder::build_animations() {
         anim.loop = rec.flags & IQM_LOOP;
         anim.frame_count = rec.num_frames;
         if (rec.flags & ~IQM_LOOP) scene_.warnings.add(WarningCode::UnknownFlags, fmt::format("animation '{}': unknown flags {:#x}", anim.name, rec.flags), at + 16);
-        if (std::isfinite(rec.framerate) && rec.framerate > 0) {
+        // A rate so small that the last key time overflows is as unusable as 0.
+        if (std::isfinite(rec.framerate) && rec.framerate > 0 && std::isfinite(static_cast<float>(rec.num_frames) / rec.framerate)) {
             anim.frame_rate = rec.framerate;
         } else {
             scene_.warnings.add(WarningCode::ZeroFrameRate,
