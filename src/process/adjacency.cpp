@@ -1,0 +1,148 @@
+// IQM triangle adjacency, computed correctly (iqm-iqe.md §1.6 and bug 1), and its comparison.
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "rigport/process.hpp"
+
+namespace rigport {
+
+namespace {
+
+inline uint64_t mix(uint64_t h, uint64_t v) {  // splitmix64 finalizer over a running hash
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= h >> 30;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 27;
+    h *= 0x94D049BB133111EBull;
+    return h ^ (h >> 31);
+}
+
+inline uint32_t float_bits(float f) {
+    f += 0.0f;  // -0 becomes +0, so values that compare equal hash equal
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+}
+
+// Every vertex of the scene by global number, with its blend data in a canonical order
+// (zero weights dropped, heaviest first, then by joint), so equal blends compare equal.
+struct Endpoints {
+    std::vector<const Vec3*> position;
+    std::vector<uint32_t> blend_begin;  // global vertex count + 1
+    std::vector<Influence> blends;
+
+    explicit Endpoints(const Scene& scene) {
+        uint64_t n = scene.vertex_count();
+        position.reserve(n);
+        blend_begin.reserve(n + 1);
+        blend_begin.push_back(0);
+        for (auto& mesh : scene.meshes) {
+            const auto& skin = mesh.skin;
+            const bool skinned = skin.offsets.size() == mesh.positions.size() + 1;
+            for (uint32_t v = 0; v < mesh.positions.size(); ++v) {
+                position.push_back(&mesh.positions[v]);
+                size_t first = blends.size();
+                if (skinned)
+                    for (uint32_t i = skin.offsets[v]; i < skin.offsets[v + 1] && i < skin.influences.size(); ++i)
+                        if (skin.influences[i].weight > 0) blends.push_back(skin.influences[i]);
+                std::sort(blends.begin() + first, blends.end(), [](const Influence& a, const Influence& b) {
+                    return a.weight != b.weight ? a.weight > b.weight : a.joint < b.joint;
+                });
+                blend_begin.push_back(uint32_t(blends.size()));
+            }
+        }
+    }
+
+    uint64_t hash(uint32_t g) const {
+        uint64_t h = 0;
+        for (float c : *position[g]) h = mix(h, float_bits(c));
+        for (uint32_t i = blend_begin[g]; i < blend_begin[g + 1]; ++i)
+            h = mix(h, (uint64_t(blends[i].joint) << 32) | float_bits(blends[i].weight));
+        return h;
+    }
+
+    bool equal(uint32_t a, uint32_t b) const {
+        if (*position[a] != *position[b]) return false;
+        uint32_t na = blend_begin[a + 1] - blend_begin[a], nb = blend_begin[b + 1] - blend_begin[b];
+        if (na != nb) return false;
+        for (uint32_t i = 0; i < na; ++i) {
+            const Influence &x = blends[blend_begin[a] + i], &y = blends[blend_begin[b] + i];
+            if (x.joint != y.joint || x.weight != y.weight) return false;
+        }
+        return true;
+    }
+};
+
+// Triangles using an edge: the first two, and how many uses there were in all.
+struct EdgeUses {
+    uint32_t count = 0;
+    uint32_t tri[2] = {no_neighbor, no_neighbor};
+};
+
+}  // namespace
+
+std::vector<Triangle> compute_adjacency(const Scene& scene) {
+    const Endpoints ends(scene);
+
+    // Endpoint identity: vertices with the same position and blend data are one endpoint.
+    auto hash = [&](uint32_t g) { return size_t(ends.hash(g)); };
+    auto equal = [&](uint32_t a, uint32_t b) { return ends.equal(a, b); };
+    std::unordered_map<uint32_t, uint32_t, decltype(hash), decltype(equal)> ids(ends.position.size(), hash, equal);
+    std::vector<uint32_t> endpoint(ends.position.size());
+    for (uint32_t g = 0; g < endpoint.size(); ++g) endpoint[g] = ids.emplace(g, uint32_t(ids.size())).first->second;
+
+    // Global triangles in endpoint terms.
+    std::vector<std::array<uint32_t, 3>> tris;
+    tris.reserve(scene.triangle_count());
+    uint32_t base = 0, fresh = uint32_t(ids.size());
+    for (auto& mesh : scene.meshes) {
+        // An index outside the mesh (a scene that breaks its invariants) matches nothing.
+        auto id = [&](uint32_t v) { return v < mesh.vertex_count() ? endpoint[base + v] : fresh++; };
+        for (auto& t : mesh.triangles) tris.push_back({id(t[0]), id(t[1]), id(t[2])});
+        base += mesh.vertex_count();
+    }
+
+    // Edges are unordered: the same edge in the same direction still counts as shared.
+    auto edge_key = [](uint32_t a, uint32_t b) { return a < b ? (uint64_t(a) << 32) | b : (uint64_t(b) << 32) | a; };
+    auto edge_hash = [](uint64_t k) { return size_t(mix(0, k)); };
+    std::unordered_map<uint64_t, EdgeUses, decltype(edge_hash)> edges(tris.size() * 3 / 2 + 1, edge_hash);
+    for (uint32_t t = 0; t < tris.size(); ++t)
+        for (int k = 0; k < 3; ++k) {
+            EdgeUses& e = edges[edge_key(tris[t][k], tris[t][(k + 1) % 3])];
+            if (e.count < 2) e.tri[e.count] = t;
+            ++e.count;
+        }
+
+    std::vector<Triangle> adjacency(tris.size());
+    for (uint32_t t = 0; t < tris.size(); ++t)
+        for (int k = 0; k < 3; ++k) {
+            const EdgeUses& e = edges.at(edge_key(tris[t][k], tris[t][(k + 1) % 3]));
+            // Exactly two uses by two different triangles; a degenerate triangle using an edge
+            // twice is not its own neighbour.
+            bool shared = e.count == 2 && e.tri[0] != e.tri[1];
+            adjacency[t][k] = shared ? (e.tri[0] == t ? e.tri[1] : e.tri[0]) : no_neighbor;
+        }
+    return adjacency;
+}
+
+// Entries beyond the shorter list count as no_neighbor.
+AdjacencyComparison compare_adjacency(const std::vector<Triangle>& stored, const std::vector<Triangle>& correct) {
+    AdjacencyComparison c;
+    const size_t n = std::max(stored.size(), correct.size());
+    for (size_t t = 0; t < n; ++t)
+        for (int k = 0; k < 3; ++k) {
+            uint32_t s = t < stored.size() ? stored[t][k] : no_neighbor;
+            uint32_t r = t < correct.size() ? correct[t][k] : no_neighbor;
+            if (s == no_neighbor) {
+                ++(r == no_neighbor ? c.open : c.missing);
+            } else if (r == no_neighbor) {
+                ++c.extra;
+            } else {
+                ++(s == r ? c.valid : c.wrong);
+            }
+        }
+    return c;
+}
+
+}  // namespace rigport

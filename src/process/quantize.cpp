@@ -1,0 +1,30 @@
+// IQM pose-channel quantization in the reference compiler's float arithmetic (iqm-iqe.md §1.7).
+#include "rigport/process.hpp"
+
+namespace rigport {
+
+QuantizedChannel quantize_range(float min, float max) {
+    QuantizedChannel c;
+    c.offset = min;  // a constant channel keeps its value here
+    float range = max - min;
+    if (range >= 1e-10f) {  // the compiler's test; NaN fails it and stays constant
+        c.animated = true;
+        c.scale = range / 65535.0f;
+    }
+    return c;
+}
+
+uint16_t quantize_value(float value, const QuantizedChannel& channel) {
+    if (!channel.animated || !(channel.scale > 0)) return 0;
+    // The compiler's ushort(0.5f + (v - offset) / scale), clamped where it would wrap.
+    float q = 0.5f + (value - channel.offset) / channel.scale;
+    if (!(q >= 0.0f)) return 0;  // also NaN
+    if (q >= 65535.0f) return 65535;
+    return static_cast<uint16_t>(q);
+}
+
+float dequantize_value(uint16_t sample, const QuantizedChannel& channel) {
+    return channel.offset + float(sample) * channel.scale;
+}
+
+}  // namespace rigport
