@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "rigport/scene.hpp"
@@ -28,6 +29,11 @@ std::vector<Transform> sample_pose(const Skeleton& skeleton, const Animation& an
 
 // The pose of frame `frame` of a frame-based animation (keys at frame / rate).
 std::vector<Transform> frame_pose(const Skeleton& skeleton, const Animation& animation, uint32_t frame);
+
+// Frames a frame-based writer emits for an animation: its own frame_count, else its keys
+// resampled at frame_rate (default_frame_rate when 0) over [0, duration], i.e.
+// floor(duration * rate + 0.5) + 1; an animation without keys has none.
+uint64_t sampled_frame_count(const Animation& animation);
 
 std::vector<Transform> bind_pose(const Skeleton& skeleton);
 

@@ -31,6 +31,10 @@ AdjacencyComparison compare_adjacency(const std::vector<Triangle>& stored,
 // Per-frame bounds of the skinned vertices, measured from the origin as IQM does (iqm-iqe.md
 // §1.8, §3.2 step 9): one record per frame of every animation, in animation order.
 std::vector<FrameBounds> compute_frame_bounds(const Scene& scene);
+// True when some vertex has an influence: bounds are written only for such scenes.
+bool has_skinned_vertices(const Scene& scene);
+// Bounds of every mesh skinned by one set of local joint poses (one IQM bounds record).
+FrameBounds skinned_bounds(const Scene& scene, const std::vector<Transform>& local_pose);
 
 // ---- transforms (src/process/transform.cpp) -----------------------------------------------
 // As the reference compiler's options: scale multiplies positions and every joint and key

@@ -205,4 +205,13 @@ std::vector<std::array<double, 3>> skin_positions(const Mesh& mesh, const std::v
     return out;
 }
 
+uint64_t sampled_frame_count(const Animation& anim) {
+    if (anim.frame_count > 0) return anim.frame_count;
+    bool keyed = std::any_of(anim.tracks.begin(), anim.tracks.end(), [](auto& t) { return !t.times.empty(); });
+    if (!keyed) return 0;
+    double rate = anim.frame_rate > 0 ? anim.frame_rate : default_frame_rate;
+    double frames = std::floor(double(anim.duration()) * rate + 0.5) + 1;
+    return frames < 4294967296.0 ? uint64_t(frames) : 4294967296ull;  // beyond IQM's uint32 counts
+}
+
 }  // namespace rigport

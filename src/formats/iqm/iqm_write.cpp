@@ -326,17 +326,6 @@ void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& fil
 
 // ---- animation (§1.7, §1.8) ---------------------------------------------------------------------
 
-// Frames written for an animation: its own frames, else its keys resampled at the frame rate
-// over [0, duration]; an animation without keys has none. Must match src/process/bounds.cpp.
-uint64_t written_frames(const Animation& anim) {
-    if (anim.frame_count > 0) return anim.frame_count;
-    bool keyed = std::any_of(anim.tracks.begin(), anim.tracks.end(), [](auto& t) { return !t.times.empty(); });
-    if (!keyed) return 0;
-    double rate = anim.frame_rate > 0 ? anim.frame_rate : default_frame_rate;
-    double frames = std::floor(double(anim.duration()) * rate + 0.5) + 1;
-    return frames < 4294967296.0 ? uint64_t(frames) : 4294967296ull;
-}
-
 std::array<float, 10> channels(const Transform& t) {
     return {t.translate[0], t.translate[1], t.translate[2], t.rotate[0], t.rotate[1],
             t.rotate[2],    t.rotate[3],    t.scale[0],     t.scale[1],  t.scale[2]};
@@ -349,7 +338,7 @@ using Frames = std::vector<std::array<float, 10>>;  // [frame][joint] channels
 Expected<Frames> build_animations(const Scene& scene, TextTable& text, IqmFile& file) {
     const auto& joints = scene.skeleton.joints;
     uint64_t total = 0;
-    for (auto& anim : scene.animations) total += written_frames(anim);
+    for (auto& anim : scene.animations) total += sampled_frame_count(anim);
     // Every frame holds up to 10 uint16 per joint; keep within what a uint32 file can hold.
     if (total > uint32_limit || total > uint32_limit / (joints.size() * 20))
         return make_error(ErrorCode::LimitExceeded, fmt::format("{} frames of {} joints do not fit an IQM file", total, joints.size()));
@@ -360,7 +349,7 @@ Expected<Frames> build_animations(const Scene& scene, TextTable& text, IqmFile& 
         AnimRecord rec;
         rec.name = text.add(anim.name);
         rec.first_frame = uint32_t(samples.size() / joints.size());
-        rec.num_frames = uint32_t(written_frames(anim));
+        rec.num_frames = uint32_t(sampled_frame_count(anim));
         rec.framerate = anim.frame_rate;
         rec.flags = anim.loop ? IQM_LOOP : 0;
         for (uint32_t f = 0; f < rec.num_frames; ++f)
@@ -400,35 +389,20 @@ Expected<Frames> build_animations(const Scene& scene, TextTable& text, IqmFile& 
 
 // Bounds of every written frame, skinned with the poses as a reader decodes them rather than
 // the unquantized ones: bounds then describe the file's own frames, and rewriting a file that
-// was read gives the same bytes. compute_frame_bounds() takes a scene, so this makes one with
-// what skinning needs: skeleton, positions, influences, and one animation of decoded frames.
+// was read gives the same bytes.
 std::vector<FrameBounds> decoded_bounds(const Scene& scene, const Frames& decoded) {
+    std::vector<FrameBounds> out;
     const size_t joints = scene.skeleton.joints.size();
-    const uint32_t frames = uint32_t(decoded.size() / joints);
-    Scene view;
-    view.skeleton = scene.skeleton;
-    for (auto& m : scene.meshes) {
-        Mesh& v = view.meshes.emplace_back();
-        v.positions = m.positions;
-        v.skin = m.skin;
-    }
-    Animation& anim = view.animations.emplace_back();
-    anim.frame_count = frames;
-    anim.frame_rate = 1.0f;  // frame_pose(f) samples at float(f): exactly these key times
-    std::vector<float> times(frames);
-    for (uint32_t f = 0; f < frames; ++f) times[f] = float(f);
-    for (uint32_t j = 0; j < joints; ++j)
-        for (Channel ch : {Channel::Translation, Channel::Rotation, Channel::Scale}) {
-            JointTrack& t = anim.tracks.emplace_back();
-            t.joint = j;
-            t.channel = ch;
-            t.times = times;
-            const int first = ch == Channel::Translation ? 0 : ch == Channel::Rotation ? 3 : 7;
-            t.values.reserve(uint64_t(frames) * t.components());
-            for (uint32_t f = 0; f < frames; ++f)
-                for (uint32_t k = 0; k < t.components(); ++k) t.values.push_back(decoded[f * joints + j][first + k]);
+    if (joints == 0 || !has_skinned_vertices(scene)) return out;
+    std::vector<Transform> pose(joints);
+    for (size_t i = 0; i + joints <= decoded.size(); i += joints) {
+        for (size_t j = 0; j < joints; ++j) {
+            const auto& c = decoded[i + j];
+            pose[j] = Transform{{c[0], c[1], c[2]}, {c[3], c[4], c[5], c[6]}, {c[7], c[8], c[9]}};
         }
-    return compute_frame_bounds(view);
+        out.push_back(skinned_bounds(scene, pose));
+    }
+    return out;
 }
 
 // ---- layout (§3.2 step 11) -----------------------------------------------------------------------
