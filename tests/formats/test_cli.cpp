@@ -1,5 +1,4 @@
-// The rigport CLI as a user runs it: exit codes per failure class, quiet stdout, JSON reports,
-// convert round trips and atomic output.
+// The rigport CLI as a user runs it: exit codes, quiet stdout, JSON reports, round trips, atomic output.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +14,16 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+// run_cli() calls temp_dir(), which empties the calling test's temp dir, so files that must
+// survive a run live in a sibling directory.
+fs::path work_dir() {
+    fs::path p = temp_dir();
+    p += ".files";
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p;
+}
 
 // The built-in sample written by the CLI into a fresh temp dir.
 fs::path write_sample(const fs::path& dir) {
@@ -59,7 +68,7 @@ TEST(Cli, FormatsListsIqm) {
 }
 
 TEST(Cli, ReadErrorsExit2) {
-    const fs::path dir = temp_dir();
+    const fs::path dir = work_dir();
     auto missing = run_cli({"info", (dir / "missing.iqm").string()});
     EXPECT_EQ(missing.exit_code, 2);
     EXPECT_EQ(missing.err.rfind("Error: ", 0), 0u) << missing.err;
@@ -76,7 +85,7 @@ TEST(Cli, ReadErrorsExit2) {
 }
 
 TEST(Cli, UnsupportedExit3) {
-    const fs::path dir = temp_dir();
+    const fs::path dir = work_dir();
     // Content and extension match no format.
     write_text(dir / "notes.txt", "not a model\n");
     EXPECT_EQ(run_cli({"info", (dir / "notes.txt").string()}).exit_code, 3);
@@ -90,7 +99,7 @@ TEST(Cli, UnsupportedExit3) {
 }
 
 TEST(Cli, OptionsAreCheckedBeforeAnyInputIsRead) {
-    const fs::path dir = temp_dir();
+    const fs::path dir = work_dir();
     const std::string missing = (dir / "missing.iqm").string();  // reading it would give 2
     const std::string out = (dir / "out.iqm").string();
     for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
@@ -115,7 +124,7 @@ TEST(Cli, OptionsAreCheckedBeforeAnyInputIsRead) {
 }
 
 TEST(Cli, WriteErrorsExit4AndLeaveNothingBehind) {
-    const fs::path dir = temp_dir();
+    const fs::path dir = work_dir();
     const fs::path sample = write_sample(dir);
     auto r = run_cli({"convert", sample.string(), "-o", (dir / "no" / "such" / "dir" / "out.iqm").string()});
     EXPECT_EQ(r.exit_code, 4) << r.err;
@@ -129,7 +138,7 @@ TEST(Cli, WriteErrorsExit4AndLeaveNothingBehind) {
 }
 
 TEST(Cli, FailedConvertLeavesTheExistingOutputUntouched) {
-    const fs::path dir = temp_dir();
+    const fs::path dir = work_dir();
     const fs::path out = write_text(dir / "out.iqm", "previous contents");
     auto bytes = read_bytes(write_sample(dir));
     bytes.resize(bytes.size() / 2);
@@ -141,7 +150,7 @@ TEST(Cli, FailedConvertLeavesTheExistingOutputUntouched) {
 }
 
 TEST(Cli, InfoJsonOnTheSample) {
-    const fs::path dir = temp_dir();
+    const fs::path dir = work_dir();
     auto r = run_cli({"info", "--json", write_sample(dir).string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     json j = json::parse(r.out);
@@ -175,7 +184,7 @@ TEST(Cli, InfoJsonOnTheSample) {
 }
 
 TEST(Cli, InfoTextNamesEverything) {
-    const fs::path dir = temp_dir();
+    const fs::path dir = work_dir();
     auto r = run_cli({"info", write_sample(dir).string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     for (const char* s : {"iqm version 2", "sample.png", "blendweights", "root", "tip", "wave", "pulse", "loop", "bounds"})
@@ -183,7 +192,7 @@ TEST(Cli, InfoTextNamesEverything) {
 }
 
 TEST(Cli, ValidateTheSample) {
-    const fs::path dir = temp_dir();
+    const fs::path dir = work_dir();
     const std::string sample = write_sample(dir).string();
     auto text = run_cli({"validate", sample});
     EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
@@ -208,7 +217,7 @@ TEST(Cli, ValidateTheSample) {
 }
 
 TEST(Cli, ValidateFailuresExit5) {
-    const fs::path dir = temp_dir();
+    const fs::path dir = work_dir();
     auto bytes = read_bytes(write_sample(dir));
     bytes.resize(300);
     write_bytes(dir / "cut.iqm", bytes);
@@ -248,7 +257,7 @@ void expect_same_geometry(const Scene& a, const Scene& b, float position_scale =
 }
 
 TEST(Cli, ConvertRoundTripOfTheSample) {
-    const fs::path dir = temp_dir();
+    const fs::path dir = work_dir();
     const fs::path sample = write_sample(dir);
     const fs::path copy = dir / "copy.iqm", again = dir / "again.iqm";
     auto r = run_cli({"convert", sample.string(), "-o", copy.string()});
@@ -267,7 +276,7 @@ TEST(Cli, ConvertRoundTripOfTheSample) {
 }
 
 TEST(Cli, ConvertWithScaleAndVerbose) {
-    const fs::path dir = temp_dir();
+    const fs::path dir = work_dir();
     const fs::path sample = write_sample(dir);
     const fs::path scaled = dir / "scaled.iqm";
     auto r = run_cli({"convert", sample.string(), "-o", scaled.string(), "-s", "2", "-v"});
@@ -281,7 +290,7 @@ TEST(Cli, ConvertWithScaleAndVerbose) {
 }
 
 TEST(Cli, ConvertRotateAndMeshtransForms) {
-    const fs::path dir = temp_dir();
+    const fs::path dir = work_dir();
     const fs::path sample = write_sample(dir);
     const fs::path moved = dir / "moved.iqm";
     // A single -t value means Z; negative values are values, not options.
@@ -296,7 +305,7 @@ TEST(Cli, ConvertRotateAndMeshtransForms) {
 }
 
 TEST(Cli, ConvertWithExplicitFormat) {
-    const fs::path dir = temp_dir();
+    const fs::path dir = work_dir();
     const fs::path sample = write_sample(dir);
     auto r = run_cli({"convert", sample.string(), "-o", (dir / "model.bin").string(), "--format", "iqm"});
     EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -12,6 +12,16 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// run_cli() calls temp_dir(), which empties the calling test's temp dir, so files that must
+// survive a run live in a sibling directory.
+fs::path work_dir() {
+    fs::path p = temp_dir();
+    p += ".files";
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p;
+}
+
 fs::path corpus_file(const std::string& name) { return corpus_dir() / "iqm" / name; }
 
 json run_json(const std::vector<std::string>& args, int expected_exit = 0) {
@@ -55,7 +65,7 @@ TEST(CliCorpus, MrfixitAdjacencyIsIncomplete) {
 // Rewritten by rigport, the adjacency is complete and correct.
 TEST(CliCorpus, MrfixitRewrittenHasCorrectAdjacency) {
     RIGPORT_REQUIRE_CORPUS();
-    const fs::path out = temp_dir() / "mrfixit.iqm";
+    const fs::path out = work_dir() / "mrfixit.iqm";
     ASSERT_EQ(run_cli({"convert", corpus_file("mrfixit.iqm").string(), "-o", out.string()}).exit_code, 0);
     json j = run_json({"validate", "--json", out.string()});
     EXPECT_EQ(j["errors"], 0);

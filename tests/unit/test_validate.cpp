@@ -35,7 +35,9 @@ void expect_finding(const ValidationReport& r, const std::string& code, Severity
     const Finding* f = find(r, code);
     ASSERT_NE(f, nullptr) << "no " << code << " in\n" << dump(r);
     EXPECT_EQ(f->severity, severity) << code;
-    if (count) EXPECT_EQ(f->count, *count) << code;
+    if (count) {
+        EXPECT_EQ(f->count, *count) << code;
+    }
 }
 
 TEST(ValidationReport, CountsAndNames) {

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The main job on the built-in sample: set-up, build, then write, inspect, validate and convert
+# a generated model. Outputs go to out/.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+scripts/setup.sh
+scripts/build.sh build RelWithDebInfo
+
+rigport="$root/build/rigport"
+mkdir -p out
+
+run() {
+  echo
+  echo "\$ rigport $*"
+  "$rigport" "$@"
+}
+
+run sample -o out/sample.iqm
+run info out/sample.iqm
+run validate out/sample.iqm
+run convert out/sample.iqm -o out/sample_scaled.iqm -s 2 -v
+run info --json out/sample_scaled.iqm
+echo
+echo "demo: wrote out/sample.iqm and out/sample_scaled.iqm"

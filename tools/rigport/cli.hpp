@@ -1,0 +1,59 @@
+// Shared pieces of the rigport CLI: exit codes, diagnostics on stderr, the verbs' entry points.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "rigport/rigport.hpp"
+
+#ifndef RIGPORT_VERSION
+#define RIGPORT_VERSION "0.1.0"  // keep in step with project(VERSION) in CMakeLists.txt
+#endif
+
+namespace rigport::cli {
+
+// Distinct exit codes per failure class (STYLE.md rule 15; README "Exit codes").
+enum Exit : int {
+    exit_ok = 0,
+    exit_usage = 1,        // bad arguments or options; nothing was read
+    exit_read = 2,         // an input could not be read or is malformed
+    exit_unsupported = 3,  // recognised but not handled (yet): format, feature, several inputs
+    exit_write = 4,        // the output could not be written (the old file is untouched)
+    exit_validation = 5,   // validate found errors (or warnings with --strict)
+};
+
+// `Error: ...` / `Warning: ...` on stderr; stdout is left to the verbs' reports.
+void print_error(std::string_view message);
+void print_warning(std::string_view message);
+// "code: message", with " (xN)" when the warning was seen N > 1 times.
+std::string warning_text(const Warning& warning);
+void print_warnings(const Warnings& warnings);
+
+// The exit code for a failed load, or for a failed save.
+int read_exit_code(const Error& error);
+int write_exit_code(const Error& error);
+
+// The output format: --format NAME, else the extension of path. On failure prints the error and
+// sets exit_code (1 usage, 3 no writer); used before any input is read.
+const FormatInfo* choose_output_format(const std::string& path, const std::string& format_name, int& exit_code);
+
+// Non-printable bytes shown as \xNN and newlines as \n, cut to at most max_chars.
+std::string printable(std::string_view text, size_t max_chars = 200);
+
+// Each verb adds its subcommand to the app and returns it with what to run once parsing succeeded.
+struct Verb {
+    CLI::App* command = nullptr;
+    std::function<int()> run;
+};
+Verb add_info(CLI::App& app);
+Verb add_validate(CLI::App& app);
+Verb add_convert(CLI::App& app);
+Verb add_sample(CLI::App& app);
+Verb add_formats(CLI::App& app);
+
+}  // namespace rigport::cli

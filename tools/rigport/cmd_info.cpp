@@ -1,0 +1,210 @@
+// `rigport info FILE [--json]`: what a model holds, as text or one JSON object.
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <set>
+
+#include "cli.hpp"
+
+namespace rigport::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct ArrayRow {
+    std::string type;  // "position", "texcoord1", "custom"
+    std::string name;  // custom arrays only
+    std::string format;
+    uint32_t size = 0;
+};
+
+std::string attribute_label(Attribute attribute, uint32_t set) {
+    std::string label = to_string(attribute);
+    if (set > 0) label += std::to_string(set);
+    return label;
+}
+
+// What the source stored (meta.attribute_formats) plus the custom arrays by name. A reader that
+// recorded no formats gets rows derived from the streams the meshes hold.
+std::vector<ArrayRow> vertex_arrays(const Scene& scene) {
+    std::vector<ArrayRow> rows;
+    for (auto& af : scene.meta.attribute_formats)
+        rows.push_back({attribute_label(af.attribute, af.set), "", to_string(af.type), af.size});
+    if (rows.empty() && !scene.meshes.empty()) {
+        const Mesh& m = scene.meshes.front();
+        auto f32 = to_string(ComponentType::Float32);
+        rows.push_back({"position", "", f32, 3});
+        for (size_t s = 0; s < m.texcoords.size(); ++s) rows.push_back({attribute_label(Attribute::Texcoord, uint32_t(s)), "", f32, 2});
+        if (!m.normals.empty()) rows.push_back({"normal", "", f32, 3});
+        if (!m.tangents.empty()) rows.push_back({"tangent", "", f32, 4});
+        if (!m.skin.empty()) {
+            rows.push_back({"blendindexes", "", to_string(ComponentType::UInt32), 0});
+            rows.push_back({"blendweights", "", f32, 0});
+        }
+        for (size_t s = 0; s < m.colors.size(); ++s) rows.push_back({attribute_label(Attribute::Color, uint32_t(s)), "", f32, 4});
+    }
+    std::set<std::string> seen;
+    for (auto& mesh : scene.meshes)
+        for (auto& c : mesh.custom)
+            if (seen.insert(c.name).second) rows.push_back({"custom", c.name, to_string(c.type), c.size});
+    return rows;
+}
+
+// Frames of an animation: the source's frame count, else the number of distinct key times.
+uint64_t frame_count(const Animation& a) {
+    if (a.frame_count > 0) return a.frame_count;
+    std::set<float> times;
+    for (auto& t : a.tracks) times.insert(t.times.begin(), t.times.end());
+    for (auto& t : a.morph_tracks) times.insert(t.times.begin(), t.times.end());
+    return times.size();
+}
+
+uint64_t named_joints(const Scene& scene) { return scene.skeleton.animation_only ? 0 : scene.skeleton.joints.size(); }
+
+std::string material_name(const Scene& scene, const Mesh& mesh) {
+    return mesh.material >= 0 && size_t(mesh.material) < scene.materials.size() ? scene.materials[size_t(mesh.material)].name : "";
+}
+
+std::string joint_label(const Scene& scene, size_t j) {
+    const std::string& name = scene.skeleton.joints[j].name;
+    return name.empty() ? fmt::format("#{}", j) : printable(name, 80);
+}
+
+Json to_json(const std::string& path, const Scene& scene) {
+    Json j;
+    j["path"] = path;
+    j["format"] = scene.meta.source_format;
+    j["version"] = scene.meta.source_version;
+    j["vertices"] = scene.vertex_count();
+    j["triangles"] = scene.triangle_count();
+    j["joints"] = named_joints(scene);
+    j["poses"] = scene.skeleton.joints.size();
+    j["animation_only"] = scene.skeleton.animation_only;
+    j["meshes"] = Json::array();
+    for (auto& m : scene.meshes)
+        j["meshes"].push_back({{"name", m.name}, {"material", material_name(scene, m)}, {"vertices", m.vertex_count()},
+                               {"triangles", m.triangles.size()}});
+    j["materials"] = Json::array();
+    for (auto& m : scene.materials) j["materials"].push_back(m.name);
+    j["vertex_arrays"] = Json::array();
+    for (auto& row : vertex_arrays(scene)) {
+        Json a{{"type", row.type}, {"format", row.format}, {"size", row.size}};
+        if (!row.name.empty()) a["name"] = row.name;
+        j["vertex_arrays"].push_back(std::move(a));
+    }
+    j["skeleton"] = Json::array();
+    for (auto& jt : scene.skeleton.joints) j["skeleton"].push_back({{"name", jt.name}, {"parent", jt.parent}});
+    j["animations"] = Json::array();
+    for (auto& a : scene.animations)
+        j["animations"].push_back({{"name", a.name}, {"frames", frame_count(a)}, {"fps", a.frame_rate}, {"loop", a.loop}});
+    if (scene.meta.stored_bounds.empty()) {
+        j["bounds"] = nullptr;
+    } else {
+        const FrameBounds& b = scene.meta.stored_bounds.front();
+        j["bounds"] = {{"frames", scene.meta.stored_bounds.size()}, {"min", b.min}, {"max", b.max},
+                       {"xy_radius", b.xy_radius}, {"radius", b.radius}};
+    }
+    j["comment"] = scene.meta.comment;
+    j["extensions"] = Json::array();
+    for (auto& e : scene.meta.extensions) j["extensions"].push_back({{"name", e.name}, {"bytes", e.data.size()}});
+    j["warnings"] = Json::array();
+    for (auto& w : scene.warnings.items) j["warnings"].push_back(warning_text(w));
+    return j;
+}
+
+void print_joint_tree(const Scene& scene) {
+    const auto& joints = scene.skeleton.joints;
+    std::vector<uint32_t> depth(joints.size(), 0);
+    // Joints are parent-first (a loader invariant), so a parent's depth is known before its children's.
+    for (size_t j = 0; j < joints.size(); ++j) {
+        const int32_t p = joints[j].parent;
+        if (p >= 0 && size_t(p) < j) depth[j] = depth[size_t(p)] + 1;
+    }
+    // Depth-first order: children listed under their parent, in index order.
+    std::vector<std::vector<size_t>> children(joints.size());
+    std::vector<size_t> stack;
+    for (size_t j = joints.size(); j-- > 0;) {
+        const int32_t p = joints[j].parent;
+        if (p >= 0 && size_t(p) < j)
+            children[size_t(p)].push_back(j);
+        else
+            stack.push_back(j);
+    }
+    while (!stack.empty()) {
+        size_t j = stack.back();
+        stack.pop_back();
+        fmt::print("  {:{}}{}\n", "", 2 * depth[j], joint_label(scene, j));
+        for (size_t c : children[j]) stack.push_back(c);  // children were collected in reverse index order
+    }
+}
+
+void print_text(const std::string& path, const Scene& scene) {
+    const Meta& meta = scene.meta;
+    fmt::print("{}: {} version {}\n", path, meta.source_format, meta.source_version);
+    fmt::print("meshes: {} ({} vertices, {} triangles)\n", scene.meshes.size(), scene.vertex_count(), scene.triangle_count());
+    for (auto& m : scene.meshes)
+        fmt::print("  {:<24} material {:<24} {:>7} vertices {:>7} triangles\n", fmt::format("'{}'", printable(m.name, 60)),
+                   fmt::format("'{}'", printable(material_name(scene, m), 60)), m.vertex_count(), m.triangles.size());
+    auto rows = vertex_arrays(scene);
+    fmt::print("vertex arrays: {}\n", rows.size());
+    for (auto& row : rows)
+        fmt::print("  {:<14} {:<7} x{}\n", row.name.empty() ? row.type : fmt::format("custom '{}'", printable(row.name, 60)),
+                   row.format, row.size);
+    const auto& joints = scene.skeleton.joints;
+    if (scene.skeleton.animation_only)
+        fmt::print("joints: none (animation only: {} poses without names or bind pose)\n", joints.size());
+    else
+        fmt::print("joints: {}\n", joints.size());
+    print_joint_tree(scene);
+    fmt::print("animations: {}\n", scene.animations.size());
+    for (auto& a : scene.animations)
+        fmt::print("  {:<24} {:>5} frames {:>7.4g} fps{}\n", fmt::format("'{}'", printable(a.name, 60)), frame_count(a), a.frame_rate,
+                   a.loop ? "  loop" : "");
+    if (meta.stored_bounds.empty()) {
+        fmt::print("bounds: none stored\n");
+    } else {
+        const FrameBounds& b = meta.stored_bounds.front();
+        fmt::print("bounds: {} frames stored; frame 0 min ({:.4g}, {:.4g}, {:.4g}) max ({:.4g}, {:.4g}, {:.4g}) radius {:.4g}\n",
+                   meta.stored_bounds.size(), b.min[0], b.min[1], b.min[2], b.max[0], b.max[1], b.max[2], b.radius);
+    }
+    if (meta.comment.empty())
+        fmt::print("comment: none\n");
+    else
+        fmt::print("comment: '{}' ({} bytes)\n", printable(meta.comment), meta.comment.size());
+    fmt::print("extensions: {}\n", meta.extensions.size());
+    for (auto& e : meta.extensions) fmt::print("  {:<24} {} bytes\n", printable(e.name, 60), e.data.size());
+    fmt::print("warnings: {}\n", scene.warnings.items.size());
+    for (auto& w : scene.warnings.items) fmt::print("  {}\n", warning_text(w));
+}
+
+struct InfoArgs {
+    std::string path;
+    bool json = false;
+};
+
+}  // namespace
+
+Verb add_info(CLI::App& app) {
+    auto args = std::make_shared<InfoArgs>();
+    CLI::App* sub = app.add_subcommand("info", "Show what a model holds: meshes, vertex arrays, joints, animations, bounds");
+    sub->add_option("FILE", args->path, "Model file")->required();
+    sub->add_flag("--json", args->json, "Print one JSON object instead of text");
+    return {sub, [args]() -> int {
+                auto scene = load(args->path);
+                if (!scene) {
+                    print_error(scene.error().to_string());
+                    return read_exit_code(scene.error());
+                }
+                if (args->json) {
+                    // Names and comments are bytes from the file: invalid UTF-8 is replaced, never fatal.
+                    fmt::print("{}\n", to_json(args->path, *scene).dump(2, ' ', false, Json::error_handler_t::replace));
+                } else {
+                    print_text(args->path, *scene);
+                }
+                return exit_ok;
+            }};
+}
+
+}  // namespace rigport::cli

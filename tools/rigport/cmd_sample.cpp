@@ -1,0 +1,48 @@
+// `rigport sample -o OUT`: writes the built-in sample model (src/core/sample.cpp).
+#include <cstdio>
+#include <memory>
+
+#include "cli.hpp"
+
+namespace rigport::cli {
+
+namespace {
+
+struct SampleArgs {
+    std::string output;
+    std::string format;
+    bool verbose = false;
+};
+
+int run_sample(const SampleArgs& a) {
+    int code = exit_ok;
+    const FormatInfo* format = choose_output_format(a.output, a.format, code);
+    if (!format) return code;
+    const Scene scene = make_sample_scene();
+    Warnings warnings;
+    SaveOptions options;
+    options.format = std::string(format->name);
+    options.warnings = &warnings;
+    if (auto st = save(scene, a.output, options); !st) {
+        print_error(st.error().to_string());
+        return write_exit_code(st.error());
+    }
+    print_warnings(warnings);
+    if (a.verbose)
+        fmt::print("wrote {} ({}): vertices {}, triangles {}, joints {}, animations {}\n", a.output, format->name,
+                   scene.vertex_count(), scene.triangle_count(), scene.skeleton.joints.size(), scene.animations.size());
+    return exit_ok;
+}
+
+}  // namespace
+
+Verb add_sample(CLI::App& app) {
+    auto args = std::make_shared<SampleArgs>();
+    CLI::App* sub = app.add_subcommand("sample", "Write the built-in sample model (a skinned, animated cylinder)");
+    sub->add_option("-o,--output", args->output, "Output file, e.g. sample.iqm")->required();
+    sub->add_option("--format", args->format, "Output format name (default: from the extension)");
+    sub->add_flag("-v,--verbose", args->verbose, "Print what was written");
+    return {sub, [args]() { return run_sample(*args); }};
+}
+
+}  // namespace rigport::cli

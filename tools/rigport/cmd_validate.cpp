@@ -1,0 +1,89 @@
+// `rigport validate FILE [--json] [--strict]`: the validation report, exit 5 on errors.
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli.hpp"
+
+namespace rigport::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct ValidateArgs {
+    std::string path;
+    bool json = false;
+    bool strict = false;
+};
+
+Json to_json(const ValidationReport& r) {
+    Json j;
+    j["path"] = r.path;
+    j["format"] = r.format;
+    j["errors"] = r.count(Severity::Error);
+    j["warnings"] = r.count(Severity::Warning);
+    j["infos"] = r.count(Severity::Info);
+    if (r.adjacency)
+        j["adjacency"] = {{"valid", r.adjacency->valid},
+                          {"wrong", r.adjacency->wrong + r.adjacency->extra},
+                          {"missing", r.adjacency->missing},
+                          {"open", r.adjacency->open}};
+    else
+        j["adjacency"] = nullptr;
+    j["findings"] = Json::array();
+    for (auto& f : r.findings) {
+        Json o{{"severity", to_string(f.severity)}, {"code", f.code}, {"message", f.message}};
+        o["offset"] = f.offset ? Json(*f.offset) : Json(nullptr);
+        o["count"] = f.count;
+        j["findings"].push_back(std::move(o));
+    }
+    return j;
+}
+
+// Errors first, then warnings, then notes; within a severity in the order found.
+void print_text(const ValidationReport& r) {
+    fmt::print("{}: {}\n", r.path, r.format.empty() ? "unknown format" : r.format);
+    for (Severity s : {Severity::Error, Severity::Warning, Severity::Info})
+        for (auto& f : r.findings) {
+            if (f.severity != s) continue;
+            std::string where = f.offset ? fmt::format(" [offset {}]", *f.offset) : "";
+            fmt::print("  {:<7} {}: {}{}\n", to_string(f.severity), f.code, printable(f.message, 400), where);
+        }
+    if (r.adjacency)
+        fmt::print("adjacency: {} valid, {} wrong, {} missing, {} open\n", r.adjacency->valid, r.adjacency->wrong + r.adjacency->extra,
+                   r.adjacency->missing, r.adjacency->open);
+    const uint64_t e = r.count(Severity::Error), w = r.count(Severity::Warning), i = r.count(Severity::Info);
+    fmt::print("{} error{}, {} warning{}, {} note{}\n", e, e == 1 ? "" : "s", w, w == 1 ? "" : "s", i, i == 1 ? "" : "s");
+}
+
+}  // namespace
+
+Verb add_validate(CLI::App& app) {
+    auto args = std::make_shared<ValidateArgs>();
+    CLI::App* sub = app.add_subcommand("validate", "Check a model's structure and semantics; exit 5 when it has errors");
+    sub->add_option("FILE", args->path, "Model file")->required();
+    sub->add_flag("--json", args->json, "Print the report as one JSON object");
+    sub->add_flag("--strict", args->strict, "Treat warnings as errors for the exit code");
+    return {sub, [args]() -> int {
+                auto report = validate_file(args->path);
+                if (!report) {
+                    print_error(report.error().to_string());
+                    return read_exit_code(report.error());
+                }
+                const ValidationReport& r = *report;
+                if (args->json)
+                    fmt::print("{}\n", to_json(r).dump(2, ' ', false, Json::error_handler_t::replace));
+                else
+                    print_text(r);
+                if (r.format.empty()) {
+                    print_error(fmt::format("{}: not a recognised model format", args->path));
+                    return exit_unsupported;
+                }
+                const bool failed = r.count(Severity::Error) > 0 || (args->strict && r.count(Severity::Warning) > 0);
+                return failed ? exit_validation : exit_ok;
+            }};
+}
+
+}  // namespace rigport::cli
