@@ -9,6 +9,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libglm-dev libmeshoptimizer-dev libsimdjson-dev libstb-dev libpugixml-dev libfast-float-dev
   clang-14 libclang-rt-14-dev
+  assimp-utils libassimp-dev libcal3d12-dev
 )
 
 missing=()

@@ -66,7 +66,8 @@ static std::string slurp(const fs::path& p) {
 }
 
 RunResult run_cli(const std::vector<std::string>& args) {
-    fs::path dir = temp_dir().parent_path() / "cli-capture";
+    // Not temp_dir(): that empties the calling test's directory, where its inputs may live.
+    fs::path dir = fs::temp_directory_path() / ("rigport-test-" + std::to_string(::getpid())) / "cli-capture";
     fs::create_directories(dir);
     fs::path out = dir / "stdout", err = dir / "stderr";
     std::string cmd = quote(RIGPORT_CLI_PATH);

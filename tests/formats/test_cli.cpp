@@ -15,15 +15,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// run_cli() calls temp_dir(), which empties the calling test's temp dir, so files that must
-// survive a run live in a sibling directory.
-fs::path work_dir() {
-    fs::path p = temp_dir();
-    p += ".files";
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
-}
+// A fresh directory for a test's files (run_cli() leaves it alone).
+fs::path work_dir() { return temp_dir(); }
 
 // The built-in sample written by the CLI into a fresh temp dir.
 fs::path write_sample(const fs::path& dir) {

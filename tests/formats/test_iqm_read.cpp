@@ -264,9 +264,9 @@ size_t poses_at() { return get_u32(base(), H_OFS_POSES); }
 INSTANTIATE_TEST_SUITE_P(
     Damage, IqmReadRejects,
     ::testing::Values(
-        Damage{"short", [](auto& b) { b.resize(100); }, 100, "shorter than"},
+        Damage{"short", [](auto& b) { b.erase(b.begin() + 100, b.end()); }, 100, "shorter than"},
         Damage{"magic", [](auto& b) { b[3] = 'X'; }, 0, "magic"},
-        Damage{"truncated", [](auto& b) { b.resize(b.size() - 4); }, 20, "truncated"},
+        Damage{"truncated", [](auto& b) { b.erase(b.end() - 4, b.end()); }, 20, "truncated"},
         Damage{"meshes past end", [](auto& b) { set_u32(b, H_OFS_MESHES, get_u32(b, H_FILESIZE) - 8); }, H_NUM_MESHES, "past the end"},
         Damage{"count past end", [](auto& b) { set_u32(b, H_NUM_TRIANGLES, 0x03000000u); }, H_NUM_TRIANGLES, "past the end"},
         Damage{"count beyond limit", [](auto& b) { set_u32(b, H_NUM_TRIANGLES, 0xFFFFFFFFu); }, H_NUM_TRIANGLES, "exceed the limit"},

@@ -306,21 +306,21 @@ TEST(IqmWrite, TopFourRenormalizedAndExactWeightsUnchanged) {
     EXPECT_EQ(w3[0] + w3[1] + w3[2] + w3[3], 255);
 }
 
-TEST(IqmWrite, RoundRobinAsTheCompiler) {
+TEST(IqmWrite, RoundRobinKeepsWeightsSorted) {
     Scene s = small_scene();
     Mesh& m = s.meshes[0];
     m.skin.influences = {{0, 54.4f}, {1, 100.3f}, {0, 100.3f},       // 100.3 100.3 54.4 -> 100 100 54: +1 on slot 0
-                         {0, 3}, {1, 3}, {1, 2}, {0, 2},              // .3 .3 .2 .2 -> 77 77 51 51: -1 on slot 0
+                         {0, 3}, {1, 3}, {1, 2}, {0, 2},              // .3 .3 .2 .2 -> 77 77 51 51: -1 on the last slot
                          {0, 0.999f}, {1, 0.001f},                    // the light one rounds to 0: slot (0, 0)
-                         {0, 0.5f}, {1, 0.25f}, {0, 0.25f}};          // 128 64 64: -1 on slot 0
+                         {0, 0.5f}, {1, 0.25f}, {0, 0.25f}};          // 128 64 64: -1 on the last slot
     m.skin.offsets = {0, 3, 7, 9, 12};
     auto b = write(s);
     using A = std::array<int, 4>;
     EXPECT_EQ(blend_of(b, 0), (std::pair<A, A>{{1, 0, 0, 0}, {101, 100, 54, 0}}));
-    // The compiler takes from slot 0 first, even when that leaves the weights unsorted.
-    EXPECT_EQ(blend_of(b, 1), (std::pair<A, A>{{0, 1, 1, 0}, {76, 77, 51, 51}}));
+    // The compiler takes from slot 0 first (76 77 51 51, unsorted); rigport from the lightest.
+    EXPECT_EQ(blend_of(b, 1), (std::pair<A, A>{{0, 1, 1, 0}, {77, 77, 51, 50}}));
     EXPECT_EQ(blend_of(b, 2), (std::pair<A, A>{{0, 0, 0, 0}, {255, 0, 0, 0}}));
-    EXPECT_EQ(blend_of(b, 3), (std::pair<A, A>{{0, 1, 0, 0}, {127, 64, 64, 0}}));
+    EXPECT_EQ(blend_of(b, 3), (std::pair<A, A>{{0, 1, 0, 0}, {128, 64, 63, 0}}));
 }
 
 TEST(IqmWrite, AnimationsAreConcatenated) {
@@ -373,6 +373,16 @@ TEST(IqmWrite, ReportsWhatIqmCannotHold) {
     o.warnings = &none;
     write(small_scene(), o);
     EXPECT_TRUE(none.items.empty());
+    // A material named after its only (diffuse) texture is exactly what IQM stores.
+    Scene named = small_scene();
+    named.materials[0].maps.push_back(TextureMap{TextureType::Diffuse, named.materials[0].name, ""});
+    Warnings still_none;
+    o.warnings = &still_none;
+    write(named, o);
+    EXPECT_TRUE(still_none.items.empty());
+    named.materials[0].shininess = 8;  // ... but a shininess is lost
+    write(named, o);
+    EXPECT_TRUE(still_none.has(WarningCode::DroppedData));
 }
 
 TEST(IqmWrite, LargeJointIndexesBecomeInt) {

@@ -20,6 +20,15 @@ constexpr uint64_t uint32_limit = UINT32_MAX;
 
 uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
+// IQM names a material by its texture, so a material whose only map is a diffuse texture of
+// the same name, with default colours, loses nothing when written as its name.
+bool material_is_its_name(const Material& m) {
+    const Material plain;
+    const bool maps_ok = m.maps.empty() || (m.maps.size() == 1 && m.maps[0].type == TextureType::Diffuse && m.maps[0].uri == m.name);
+    return maps_ok && m.diffuse == plain.diffuse && m.ambient == plain.ambient && m.specular == plain.specular &&
+           m.emissive == plain.emissive && m.shininess == plain.shininess;
+}
+
 bool is_integer(ComponentType t) { return t != ComponentType::Half && t != ComponentType::Float32 && t != ComponentType::Float64; }
 
 // ---- text table (§1.4) -------------------------------------------------------------------------
@@ -183,14 +192,16 @@ Blend select_blend(const Mesh& mesh, uint32_t v, uint32_t slots, std::vector<Inf
 }
 
 // Ubyte weights: rounded, then +-1 round-robin over the used slots until they sum to exactly
-// 255 (iqm-iqe.md §1.5, §4 `vb`). Slots whose weight ends at 0 lose their joint too.
+// 255 (iqm-iqe.md §1.5, §4 `vb`). Unlike the compiler, which starts at slot 0 and so turns
+// 0.5/0.5 into 127/128, excess is taken from the lightest slot first and a shortfall given to
+// the heaviest, so the weights stay sorted. Slots whose weight ends at 0 lose their joint too.
 std::array<double, 4> ubyte_weights(Blend& b) {
     std::array<int, 4> q{};
     int total = 0;
     for (uint32_t k = 0; k < b.used; ++k)
         total += q[k] = b.exact ? int(std::lround(b.weight[k] * 255)) : int(0.5 + b.weight[k] * 255);
     while (b.used && total > 255)
-        for (uint32_t k = 0; k < b.used; ++k)
+        for (uint32_t k = b.used; k-- > 0;)
             if (q[k] > 0 && total > 255) --q[k], --total;
     while (b.used && total < 255)
         for (uint32_t k = 0; k < b.used; ++k)
@@ -515,7 +526,7 @@ Expected<IqmFile> from_scene(const Scene& scene, const SaveOptions& options) {
     }
     if (warnings)
         for (auto& mat : scene.materials)
-            if (!mat.maps.empty())
+            if (!material_is_its_name(mat))
                 warnings->add(WarningCode::DroppedData, "IQM materials are names only; texture maps and colours were not written");
     file.header.num_vertexes = first_vertex;
 
