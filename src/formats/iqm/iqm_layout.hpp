@@ -30,6 +30,16 @@ enum VertexArrayType : uint32_t {
     IQM_COLOR = 6,
     IQM_CUSTOM = 0x10,  // type - IQM_CUSTOM = text offset of the array's name
 };
+// The recommended component format and size of each standard array type (iqm.txt); readers
+// need only support these, and the reference demo refuses any other.
+struct RecommendedFormat {
+    ComponentType format;
+    uint32_t size;
+};
+inline constexpr RecommendedFormat recommended_format[7] = {
+    {ComponentType::Float32, 3}, {ComponentType::Float32, 2}, {ComponentType::Float32, 3}, {ComponentType::Float32, 4},
+    {ComponentType::UInt8, 4},   {ComponentType::UInt8, 4},   {ComponentType::UInt8, 4},
+};
 inline constexpr uint32_t IQM_LOOP = 1;  // anim flags bit 0
 inline constexpr uint32_t max_format = 8;  // IQM_DOUBLE; formats are ComponentType values
 

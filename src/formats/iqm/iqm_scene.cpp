@@ -17,15 +17,6 @@ Error malformed(std::optional<uint64_t> offset, std::string message) {
     return make_error(ErrorCode::Malformed, std::move(message), offset);
 }
 
-// Recommended format and size per standard array type (iqm.txt); others are accepted with a warning.
-struct Recommended {
-    ComponentType type;
-    uint32_t size;
-};
-constexpr Recommended recommended[7] = {
-    {ComponentType::Float32, 3}, {ComponentType::Float32, 2}, {ComponentType::Float32, 3}, {ComponentType::Float32, 4},
-    {ComponentType::UInt8, 4},   {ComponentType::UInt8, 4},   {ComponentType::UInt8, 4},
-};
 
 // File offsets of the records, for errors and warnings that name a place.
 uint64_t joint_offset(const Header& h, uint32_t i) {
@@ -81,11 +72,11 @@ void SceneBuilder::pick_arrays() {
         } else {
             arrays_[va.type] = &va;
             const auto type = static_cast<ComponentType>(va.format);
-            const Recommended& r = recommended[va.type];
-            if (type != r.type || va.size != r.size)
+            const RecommendedFormat& r = recommended_format[va.type];
+            if (type != r.format || va.size != r.size)
                 scene_.warnings.add(WarningCode::NonStandardFormat,
                                     fmt::format("{} array stored as {}x{} (recommended {}x{})", to_string(static_cast<Attribute>(va.type)),
-                                                to_string(type), va.size, to_string(r.type), r.size),
+                                                to_string(type), va.size, to_string(r.format), r.size),
                                     at);
             scene_.meta.attribute_formats.push_back(AttributeFormat{static_cast<Attribute>(va.type), 0, type, va.size});
         }

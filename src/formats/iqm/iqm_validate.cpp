@@ -41,15 +41,6 @@ std::vector<Section> sections(const Header& h) {
     };
 }
 
-// Recommended format and size per standard array type (iqm-iqe.md §1.5).
-struct Recommended {
-    ComponentType format;
-    uint32_t size;
-};
-constexpr Recommended recommended[7] = {
-    {ComponentType::Float32, 3}, {ComponentType::Float32, 2}, {ComponentType::Float32, 3}, {ComponentType::Float32, 4},
-    {ComponentType::UInt8, 4},   {ComponentType::UInt8, 4},   {ComponentType::UInt8, 4},
-};
 constexpr const char* type_names[7] = {"position", "texcoord", "normal", "tangent", "blendindexes", "blendweights", "color"};
 
 std::string array_name(const IqmFile& f, uint32_t type) {
@@ -155,7 +146,7 @@ void check_arrays(const IqmFile& f, Report& r) {
         if (va.flags != 0)
             r.add(Severity::Warning, "array.flags", fmt::format("vertex array {} ({}): flags {:#x}: no flag is defined", i, what, va.flags));
         if (va.type < 7 && va.format <= max_format) {
-            const Recommended& rec = recommended[va.type];
+            const RecommendedFormat& rec = recommended_format[va.type];
             if (static_cast<ComponentType>(va.format) != rec.format || va.size != rec.size)
                 r.add(Severity::Warning, "array.format",
                       fmt::format("{} stored as {} x{}; the recommended format is {} x{} (some readers refuse others)", what,
