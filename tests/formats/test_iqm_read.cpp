@@ -244,6 +244,8 @@ struct Damage {
     const char* words;  // a fragment the message must contain
 };
 
+void PrintTo(const Damage& d, std::ostream* os) { *os << d.name; }
+
 class IqmReadRejects : public ::testing::TestWithParam<Damage> {};
 
 TEST_P(IqmReadRejects, WithOffsetAndReason) {

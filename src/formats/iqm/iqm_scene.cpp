@@ -243,18 +243,19 @@ std::optional<Error> SceneBuilder::build_animations() {
     const Header& h = f_.header;
     const bool v1 = h.version == 1;
     const uint32_t num_poses = static_cast<uint32_t>(f_.poses.size());
-    // Where each pose's first masked channel sits inside a frame.
-    std::vector<uint32_t> first_channel(num_poses + 1, 0);
-    for (uint32_t p = 0; p < num_poses; ++p) first_channel[p + 1] = first_channel[p] + std::popcount(f_.poses[p].channelmask);
+    // Where each animated channel of each pose sits inside a frame (frame-major, masked
+    // channels in pose order), computed once rather than per sample.
+    std::vector<std::array<uint32_t, 10>> slot(num_poses);
+    uint32_t next = 0;
+    for (uint32_t p = 0; p < num_poses; ++p)
+        for (uint32_t k = 0; k < 10; ++k)
+            if (f_.poses[p].channelmask & (1u << k)) slot[p][k] = next++;
 
     // Channel value k of pose p in global frame `frame`: offset + sample * scale (iqm.txt).
     auto decode = [&](uint32_t p, uint32_t k, uint32_t frame) -> float {
         const PoseRecord& pose = f_.poses[p];
         float v = pose.channeloffset[k];
-        if (pose.channelmask & (1u << k)) {
-            const uint32_t slot = first_channel[p] + std::popcount(pose.channelmask & ((1u << k) - 1));
-            v += f_.frames[uint64_t(frame) * h.num_framechannels + slot] * pose.channelscale[k];
-        }
+        if (pose.channelmask & (1u << k)) v += f_.frames[uint64_t(frame) * h.num_framechannels + slot[p][k]] * pose.channelscale[k];
         return v;
     };
     // Channels of each group in the file's numbering: v1 has no w (index -1) and scale at 6-8.
@@ -262,7 +263,6 @@ std::optional<Error> SceneBuilder::build_animations() {
     const int r_ch[4] = {3, 4, 5, v1 ? -1 : 6};
     const int s_ch[3] = {v1 ? 6 : 7, v1 ? 7 : 8, v1 ? 8 : 9};
 
-    std::unordered_map<std::string, int> names;
     for (uint32_t a = 0; a < f_.anims.size(); ++a) {
         const AnimRecord& rec = f_.anims[a];
         const uint64_t at = uint64_t(h.ofs_anims) + uint64_t(a) * anim_size;
