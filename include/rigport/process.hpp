@@ -1,6 +1,7 @@
 // Explicit transforms on a scene: nothing happens to a scene unless one of these is called.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -59,5 +60,47 @@ struct QuantizedChannel {
 QuantizedChannel quantize_range(float min, float max);
 uint16_t quantize_value(float value, const QuantizedChannel& channel);
 float dequantize_value(uint16_t sample, const QuantizedChannel& channel);
+
+// ---- normal generation (src/process/smooth_normals.cpp) -----------------------------------
+// The IQE specification's smoothing state of one triangle, as the reader recorded it.
+struct TriangleSmoothing {
+    int32_t group = -1;            // smoothgroup key; -1 = the default group
+    bool smooth_uv = false;        // smoothuv: corners smooth only when their texcoords are equal
+    float angle_degrees = 180.0f;  // smoothangle: faces smooth when their normals are within it (180 = always)
+    bool has_edge_flags = false;   // an fs line applied to this triangle
+    std::array<bool, 3> smooth_edge{true, true, true};  // per edge (v[k], v[(k+1)%3])
+};
+struct MeshSmoothing {
+    std::vector<TriangleSmoothing> triangles;  // one per triangle of the mesh
+    std::vector<int32_t> vertex_index;         // `vs` per vertex; empty when the file has none
+};
+// Area-weighted smooth normals for every mesh of the scene, computed across mesh boundaries as
+// the IQE spec says: corners at exactly equal positions are united when their groups match, their
+// face normals are within the larger of the two angles (signed: dot >= cos(angle)), texcoords
+// match when smoothuv asks, vs indices match, and fs flags allow the shared edge (iqm-iqe.md §3.2
+// step 3, without bugs 3 and 4). Vertices shared by corners of different groups are split, so
+// triangles and vertex counts may change. smoothing has one entry per mesh (missing = defaults).
+void generate_normals(Scene& scene, const std::vector<MeshSmoothing>& smoothing);
+
+// ---- welding (src/process/weld.cpp) -------------------------------------------------------
+// Merges vertices of a mesh whose every attribute (position, normal, tangent, texcoords, colors,
+// influences, custom values, morph deltas) is exactly equal; first occurrence wins the index.
+void weld_vertices(Scene& scene);
+
+// ---- vertex cache order (src/process/optimize.cpp) ----------------------------------------
+// Drops degenerate triangles, orders triangles for the post-transform vertex cache
+// (meshoptimizer) and renumbers vertices in first-use order.
+void optimize_vertex_cache(Scene& scene);
+
+// ---- tangents (src/process/tangents.cpp) --------------------------------------------------
+// Per-vertex tangents with handedness for meshes that have normals and texcoords but no
+// tangents: area-weighted per-triangle u/v directions, Gram-Schmidt against the normal,
+// w = (n x t) . b < 0 ? -1 : +1 (iqm-iqe.md §3.2 step 7).
+void generate_tangents(Scene& scene);
+
+// ---- influence limits (src/process/limit_weights.cpp) -------------------------------------
+// Keeps the `max_influences` heaviest influences per vertex (ties keep their order), drops
+// weights <= min_weight, and renormalizes the rest to sum 1.
+void limit_weights(Scene& scene, uint32_t max_influences = 4, float min_weight = 0.0f);
 
 }  // namespace rigport
