@@ -70,4 +70,4 @@ BENCHMARK_CAPTURE(BM_rigport_read, raylib_guy, "raylib_guy.iqm")->Unit(benchmark
 BENCHMARK_CAPTURE(BM_assimp_read, raylib_guy, "raylib_guy.iqm")->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_rigport_write, mrfixit, "mrfixit.iqm")->Unit(benchmark::kMicrosecond);
 
-BENCHMARK_MAIN();
+BENCHMARK_MAIN();  // one main for every bench/*.cpp

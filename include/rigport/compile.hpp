@@ -33,6 +33,7 @@ struct CompileOptions {
     LoadOptions load;
     TransformOptions transform;  // -s / -r / -t, applied after the pipeline
     bool force_joints = false;   // -j
+    uint32_t max_influences = 4; // influences kept per vertex (IQM holds 4); 0 keeps all
 };
 
 // Loads every input, merges them into one scene and runs the pipeline for text inputs (normals

@@ -76,20 +76,23 @@ struct MeshSmoothing {
 };
 // Area-weighted smooth normals for every mesh of the scene, computed across mesh boundaries as
 // the IQE spec says: corners at exactly equal positions are united when their groups match, their
-// face normals are within the larger of the two angles (signed: dot >= cos(angle)), texcoords
+// face normals are within both faces' smoothangle (signed: dot >= cos(angle)), texcoords
 // match when smoothuv asks, vs indices match, and fs flags allow the shared edge (iqm-iqe.md §3.2
-// step 3, without bugs 3 and 4). Vertices shared by corners of different groups are split, so
+// step 3, without bugs 3 and 4). The angle test is dot >= max(cos a1, cos a2): both faces' angles
+// must accept. Vertices shared by corners of different groups are split, so
 // triangles and vertex counts may change. smoothing has one entry per mesh (missing = defaults).
 void generate_normals(Scene& scene, const std::vector<MeshSmoothing>& smoothing);
 
 // ---- welding (src/process/weld.cpp) -------------------------------------------------------
 // Merges vertices of a mesh whose every attribute (position, normal, tangent, texcoords, colors,
-// influences, custom values, morph deltas) is exactly equal; first occurrence wins the index.
+// influences, custom values, morph deltas, lod and spring weights) is bit-for-bit equal (so -0
+// and +0 stay apart and no stored value changes); first occurrence wins the index.
 void weld_vertices(Scene& scene);
 
 // ---- vertex cache order (src/process/optimize.cpp) ----------------------------------------
 // Drops degenerate triangles, orders triangles for the post-transform vertex cache
-// (meshoptimizer) and renumbers vertices in first-use order.
+// (meshoptimizer) and renumbers vertices in first-use order; vertices no triangle uses are kept
+// after the used ones, in their old order (springs and LOD data may name them).
 void optimize_vertex_cache(Scene& scene);
 
 // ---- tangents (src/process/tangents.cpp) --------------------------------------------------

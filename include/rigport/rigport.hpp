@@ -2,6 +2,7 @@
 #pragma once
 
 #include "rigport/anim.hpp"
+#include "rigport/compile.hpp"
 #include "rigport/error.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"

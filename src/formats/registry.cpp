@@ -3,6 +3,7 @@
 #include <cctype>
 #include <string>
 
+#include "formats/iqe/iqe_layout.hpp"
 #include "formats/iqm/iqm_layout.hpp"
 #include "rigport/formats.hpp"
 
@@ -11,6 +12,7 @@ namespace rigport {
 const std::vector<FormatInfo>& formats() {
     static const std::vector<FormatInfo> list = {
         FormatInfo{"iqm", "Inter-Quake Model (binary), v1 and v2", {".iqm"}, &iqm::detect, &iqm::read, &iqm::write, &iqm::validate},
+        FormatInfo{"iqe", "Inter-Quake Export (text)", {".iqe"}, &iqe::detect, &iqe::read, &iqe::write, nullptr},
     };
     return list;
 }

@@ -83,12 +83,21 @@ TEST(Cli, UnsupportedExit3) {
     write_text(dir / "notes.txt", "not a model\n");
     EXPECT_EQ(run_cli({"info", (dir / "notes.txt").string()}).exit_code, 3);
     EXPECT_EQ(run_cli({"validate", (dir / "notes.txt").string()}).exit_code, 3);
-    // Several inputs: not yet (the IQE compiler will bring them).
+}
+
+TEST(Cli, SeveralInputsAddTheirAnimations) {
+    const fs::path dir = work_dir();
     const fs::path sample = write_sample(dir);
-    auto r = run_cli({"convert", sample.string(), sample.string(), "-o", (dir / "two.iqm").string()});
-    EXPECT_EQ(r.exit_code, 3);
-    EXPECT_NE(r.err.find("several inputs"), std::string::npos) << r.err;
-    EXPECT_FALSE(fs::exists(dir / "two.iqm"));
+    // The second file's single-animation options do not apply: it has two animations.
+    auto r = run_cli({"convert", sample.string(), "--name", "x", sample.string(), "-o", (dir / "two.iqm").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("not exactly one"), std::string::npos) << r.err;
+    auto info = run_cli({"info", "--json", (dir / "two.iqm").string()});
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    EXPECT_EQ(json::parse(info.out)["animations"].size(), 4u);
+    // A per-file option with nothing after it is a usage error, before anything is read.
+    EXPECT_EQ(run_cli({"convert", sample.string(), "--fps", "30", "-o", (dir / "x.iqm").string()}).exit_code, 1);
+    EXPECT_EQ(run_cli({"convert", sample.string(), "--bogus", "-o", (dir / "x.iqm").string()}).exit_code, 1);
 }
 
 TEST(Cli, OptionsAreCheckedBeforeAnyInputIsRead) {

@@ -1,4 +1,5 @@
-// `rigport convert INPUT... -o OUTPUT [options]`: load, apply the asked-for transforms, save atomically.
+// `rigport convert [FILE-OPTIONS] INPUT... -o OUTPUT [options]`: compile the inputs into one scene
+// (the reference `iqm` compiler's command line, iqm-iqe.md §3.1) and save it atomically.
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -11,7 +12,7 @@ namespace rigport::cli {
 namespace {
 
 struct ConvertArgs {
-    std::vector<std::string> inputs;
+    std::vector<std::string> words;  // inputs and the per-file options before them, in order
     std::string output;
     std::string format;
     std::optional<float> scale;
@@ -42,10 +43,75 @@ std::optional<Vec3> parse_vec3(const std::string& text, bool single_means_z) {
     return std::nullopt;
 }
 
+// Splits the positional words into inputs: "--name A --fps N --loop --start N --end N" apply to
+// the next input only; "a.iqe,b.iqe" is one input whose geometry accumulates.
+std::optional<std::vector<CompileInput>> parse_inputs(const std::vector<std::string>& words) {
+    std::vector<CompileInput> inputs;
+    AnimationInputOptions pending;
+    auto number = [](const std::string& text, auto& out) {
+        const char* b = text.data() + (text.size() && text[0] == '+');
+        auto [end, ec] = std::from_chars(b, text.data() + text.size(), out);
+        return ec == std::errc() && end == text.data() + text.size();
+    };
+    for (size_t i = 0; i < words.size(); ++i) {
+        const std::string& w = words[i];
+        const bool takes_value = w == "--name" || w == "--fps" || w == "--start" || w == "--end";
+        if (takes_value && i + 1 == words.size()) {
+            print_error(fmt::format("{} needs a value", w));
+            return std::nullopt;
+        }
+        if (w == "--name") {
+            pending.name = words[++i];
+        } else if (w == "--fps") {
+            float fps = 0;
+            if (!number(words[++i], fps) || !std::isfinite(fps) || fps < 0) {
+                print_error(fmt::format("--fps '{}': expected a frame rate >= 0", words[i]));
+                return std::nullopt;
+            }
+            pending.fps = fps;
+        } else if (w == "--start" || w == "--end") {
+            int64_t v = 0;
+            if (!number(words[++i], v)) {
+                print_error(fmt::format("{} '{}': expected a whole number of frames", w, words[i]));
+                return std::nullopt;
+            }
+            (w == "--start" ? pending.start : pending.end) = v;
+        } else if (w == "--loop") {
+            pending.loop = true;
+        } else if (w.size() > 1 && w[0] == '-') {
+            print_error(fmt::format("unknown option '{}'", w));
+            return std::nullopt;
+        } else {
+            CompileInput input;
+            for (size_t from = 0; from <= w.size();) {
+                size_t comma = w.find(',', from);
+                if (comma == std::string::npos) comma = w.size();
+                if (comma > from) input.paths.push_back(w.substr(from, comma - from));
+                from = comma + 1;
+            }
+            if (input.paths.empty()) {
+                print_error(fmt::format("'{}' names no file", w));
+                return std::nullopt;
+            }
+            input.animation = pending;
+            pending = {};
+            inputs.push_back(std::move(input));
+        }
+    }
+    if (pending.name || pending.fps || pending.loop || pending.start || pending.end) {
+        print_error("animation options must come before the input they apply to");
+        return std::nullopt;
+    }
+    if (inputs.empty()) {
+        print_error("no input given");
+        return std::nullopt;
+    }
+    return inputs;
+}
+
 int run_convert(const ConvertArgs& a) {
     // Every option is checked before any input is read.
     TransformOptions transform;
-    const bool transforming = a.scale || a.rotate || a.meshtrans;
     if (a.scale) {
         // The reference compiler clamps to 1e-8..1e8; a value outside is a typo, not a wish.
         if (!std::isfinite(*a.scale) || *a.scale < 1e-8f || *a.scale > 1e8f) {
@@ -73,19 +139,21 @@ int run_convert(const ConvertArgs& a) {
     int code = exit_ok;
     const FormatInfo* out_format = choose_output_format(a.output, a.format, code);
     if (!out_format) return code;
-    if (a.inputs.size() > 1) {
-        print_error("not supported yet: several inputs (IQE compiler issue)");
-        return exit_unsupported;
-    }
+    auto inputs = parse_inputs(a.words);
+    if (!inputs) return exit_usage;
 
-    const std::string& input = a.inputs.front();
-    auto scene = load(input);
+    CompileOptions options;
+    options.transform = transform;
+    options.force_joints = a.force_joints;
+    // IQM holds 4 influences per vertex; other formats keep what the scene has.
+    options.max_influences = out_format->name == "iqm" ? 4 : 0;
+    auto scene = compile(*inputs, options);
     if (!scene) {
         print_error(scene.error().to_string());
         return read_exit_code(scene.error());
     }
     print_warnings(scene->warnings);
-    if (transforming) apply_transform(*scene, transform);
+    const std::string& input = inputs->front().paths.front();
 
     Warnings write_warnings;
     SaveOptions save_options;
@@ -114,7 +182,13 @@ int run_convert(const ConvertArgs& a) {
 Verb add_convert(CLI::App& app) {
     auto args = std::make_shared<ConvertArgs>();
     CLI::App* sub = app.add_subcommand("convert", "Convert a model; the output format comes from -o's extension or --format");
-    sub->add_option("INPUT", args->inputs, "Input model(s); one for now")->required();
+    // Inputs and the per-file options before them are read in order by parse_inputs().
+    sub->allow_extras();
+    sub->footer(
+        "Inputs: INPUT... where each is a file or a comma-joined list (a.iqe,b.iqe) whose geometry is merged.\n"
+        "Before an input, --name NAME, --fps N, --loop, --start N and --end N apply to that file's animation\n"
+        "when it has exactly one (--end: last frame kept; negative counts from the end, -1 = unset).\n"
+        "The first input gives meshes and skeleton; later inputs add animations, matched by joint name.");
     sub->add_option("-o,--output", args->output, "Output file (replaced atomically)")->required();
     sub->add_option("--format", args->format, "Output format name (see 'rigport formats')");
     sub->add_option("-s,--scale", args->scale, "Scale positions and all joint and key translations by N");
@@ -122,7 +196,10 @@ Verb add_convert(CLI::App& app) {
     sub->add_option("-t,--meshtrans", args->meshtrans, "Translate the mesh only (not the skeleton) by X,Y,Z, or by Z alone");
     sub->add_flag("-j,--forcejoints", args->force_joints, "Write joints with names even without a mesh");
     sub->add_flag("-v,--verbose", args->verbose, "Print a summary of what was written");
-    return {sub, [args]() { return run_convert(*args); }};
+    return {sub, [args, sub]() {
+                args->words = sub->remaining();
+                return run_convert(*args);
+            }};
 }
 
 }  // namespace rigport::cli

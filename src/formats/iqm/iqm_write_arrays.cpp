@@ -14,10 +14,11 @@ static bool is_integer(ComponentType t) { return t != ComponentType::Half && t !
 // ---- vertex arrays (§1.5) ----------------------------------------------------------------------
 
 
-// The source's own format for a standard attribute when rewriting an IQM, so for example half
-// texcoords stay half; the recommended one otherwise.
+// The source's own format for a standard attribute when rewriting an IQM, or as an IQE's
+// `vertexarray` lines declare it, so for example half texcoords stay half; the recommended one
+// otherwise.
 static void choose_format(const Scene& scene, Attribute attribute, ArrayPlan& plan) {
-    if (scene.meta.source_format != "iqm") return;
+    if (scene.meta.source_format != "iqm" && scene.meta.source_format != "iqe") return;
     for (auto& af : scene.meta.attribute_formats)
         if (af.attribute == attribute && af.set == 0 && af.size >= 1 && af.size <= 4 &&
             uint32_t(af.type) <= max_format) {

@@ -1,0 +1,943 @@
+// IQE reader (iqe.txt 2010-04-20 + `vx` 2012-01-11; iqm-iqe.md §4, §9 rule 14): text -> Document,
+// every command of the spec, without the reference compiler's missing checks (bugs 2 and 7).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cfloat>
+#include <cmath>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+
+#include "formats/iqe/iqe_layout.hpp"
+#include "io/text_cursor.hpp"
+
+namespace rigport::iqe {
+
+namespace {
+
+using io::TextCursor;
+using Result = TextCursor::Result;
+
+constexpr std::string_view header_text = "# Inter-Quake Export";
+constexpr uint32_t custom_count = 10;
+
+// Per-vertex attribute bits: which commands a vertex had.
+enum : uint16_t { HAS_VT = 1, HAS_VN = 2, HAS_VX = 4, HAS_VC = 8, HAS_VS = 16, HAS_VB = 32, HAS_V0 = 64 };
+
+bool equal_ci(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        char x = a[i], y = b[i];
+        if (x >= 'A' && x <= 'Z') x = char(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z') y = char(y - 'A' + 'a');
+        if (x != y) return false;
+    }
+    return true;
+}
+
+std::optional<ComponentType> component_by_name(std::string_view s) {
+    static constexpr std::pair<std::string_view, ComponentType> names[] = {
+        {"byte", ComponentType::Int8},   {"ubyte", ComponentType::UInt8},  {"short", ComponentType::Int16},
+        {"ushort", ComponentType::UInt16}, {"int", ComponentType::Int32},  {"uint", ComponentType::UInt32},
+        {"half", ComponentType::Half},   {"float", ComponentType::Float32}, {"double", ComponentType::Float64}};
+    for (auto& [n, t] : names)
+        if (equal_ci(s, n)) return t;
+    return std::nullopt;
+}
+
+// The range of an integer component type, for custom values.
+std::pair<double, double> integer_range(ComponentType t) {
+    switch (t) {
+        case ComponentType::Int8: return {-128, 127};
+        case ComponentType::UInt8: return {0, 255};
+        case ComponentType::Int16: return {-32768, 32767};
+        case ComponentType::UInt16: return {0, 65535};
+        case ComponentType::Int32: return {-2147483648.0, 2147483647.0};
+        case ComponentType::UInt32: return {0, 4294967295.0};
+        default: return {-DBL_MAX, DBL_MAX};
+    }
+}
+
+bool is_float_type(ComponentType t) { return t == ComponentType::Half || t == ComponentType::Float32 || t == ComponentType::Float64; }
+
+using Quatd = std::array<double, 4>;
+
+Quatd multiply(const Quatd& a, const Quatd& b) {
+    return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+            a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+            a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+            a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
+}
+
+// Quaternion of a proper rotation matrix r[row][col] (Shepperd's method).
+Quatd quat_from_matrix(const double r[3][3]) {
+    Quatd q;
+    const double trace = r[0][0] + r[1][1] + r[2][2];
+    if (trace > 0) {
+        double s = std::sqrt(trace + 1.0) * 2;
+        q = {(r[2][1] - r[1][2]) / s, (r[0][2] - r[2][0]) / s, (r[1][0] - r[0][1]) / s, 0.25 * s};
+    } else if (r[0][0] > r[1][1] && r[0][0] > r[2][2]) {
+        double s = std::sqrt(std::max(0.0, 1.0 + r[0][0] - r[1][1] - r[2][2])) * 2;
+        q = {0.25 * s, (r[0][1] + r[1][0]) / s, (r[0][2] + r[2][0]) / s, (r[2][1] - r[1][2]) / s};
+    } else if (r[1][1] > r[2][2]) {
+        double s = std::sqrt(std::max(0.0, 1.0 + r[1][1] - r[0][0] - r[2][2])) * 2;
+        q = {(r[0][1] + r[1][0]) / s, 0.25 * s, (r[1][2] + r[2][1]) / s, (r[0][2] - r[2][0]) / s};
+    } else {
+        double s = std::sqrt(std::max(0.0, 1.0 + r[2][2] - r[0][0] - r[1][1])) * 2;
+        q = {(r[0][2] + r[2][0]) / s, (r[1][2] + r[2][1]) / s, 0.25 * s, (r[1][0] - r[0][1]) / s};
+    }
+    return q;
+}
+
+struct CustomDecl {
+    std::string name;  // empty = "customN"
+    ComponentType type = ComponentType::Float32;
+    uint32_t size = 4;
+};
+
+// A scene mesh being collected: the vertex ranges of its blocks and its faces (file indices).
+struct OutMesh {
+    std::string name, material;
+    std::vector<std::pair<uint32_t, uint32_t>> ranges;  // [first, end) file vertices
+    std::vector<Triangle> triangles;                     // file vertex indices
+    std::vector<TriangleSmoothing> smoothing;
+};
+
+struct Frame {
+    std::vector<Transform> poses;
+};
+struct AnimState {
+    Animation anim;
+    std::vector<Frame> frames;
+    uint32_t line = 0, column = 0;
+};
+
+class Parser {
+public:
+    Parser(std::span<const uint8_t> bytes, const LoadOptions& options)
+        : text_(reinterpret_cast<const char*>(bytes.data()), bytes.size()), cur_(text_), options_(options) {}
+    Expected<Document> run();
+
+private:
+    // ---- errors ----
+    Error error_at(uint32_t line, uint32_t column, std::string message, ErrorCode code = ErrorCode::Malformed) const {
+        Error e = make_error(code, std::move(message));
+        e.line = line;
+        e.column = column;
+        return e;
+    }
+    Error error_here(std::string message, ErrorCode code = ErrorCode::Malformed) const {
+        return error_at(cur_.line(), cur_.token_column(), std::move(message), code);
+    }
+    Error bad_number(std::string_view cmd, Result r) const {
+        std::string_view tok = cur_.line_text().substr(cur_.token_column() - 1);
+        tok = tok.substr(0, std::min<size_t>(tok.find_first_of(" \t"), 40));
+        if (r == Result::OutOfRange) return error_here(fmt::format("{}: number '{}' is out of range", cmd, tok));
+        return error_here(fmt::format("{}: '{}' is not a number", cmd, tok));
+    }
+    std::optional<Error> limit(uint64_t count, const char* what) const {
+        if (count >= options_.max_elements)
+            return error_here(fmt::format("more than {} {} (LoadOptions::max_elements)", options_.max_elements, what), ErrorCode::LimitExceeded);
+        return std::nullopt;
+    }
+    void warn(WarningCode code, std::string message) { doc_.scene.warnings.add(code, std::move(message), cur_.line_offset()); }
+
+    // Reads up to `max` numbers (missing ones keep the caller's defaults); `floats` asks that
+    // each fits a float. count = numbers present.
+    std::optional<Error> numbers(std::string_view cmd, double* out, int max, int& count, bool floats = true) {
+        count = 0;
+        while (count < max && !cur_.at_line_end()) {
+            double v = 0;
+            Result r = cur_.number(v);
+            if (r != Result::Ok) return bad_number(cmd, r);
+            if (floats && std::fabs(v) > FLT_MAX) return bad_number(cmd, Result::OutOfRange);
+            out[count++] = v;
+        }
+        return std::nullopt;
+    }
+    std::optional<Error> name(std::string_view cmd, std::string_view& out) {
+        Result r = cur_.name(out);
+        if (r == Result::Invalid) return error_here(fmt::format("{}: the quoted name has no closing quote", cmd));
+        return std::nullopt;
+    }
+
+    // ---- commands ----
+    std::optional<Error> command(std::string_view cmd);
+    std::optional<Error> vertex_attribute(std::string_view cmd);
+    std::optional<Error> face(std::string_view cmd, bool relative);
+    std::optional<Error> face_smoothing();
+    std::optional<Error> pose(std::string_view cmd);
+    std::optional<Error> joint();
+    std::optional<Error> vertexarray();
+    std::optional<Error> custom_values(uint32_t k);
+
+    // The vertex a vertex command belongs to (the last `vp`), marking `bit`; nullopt = none yet.
+    std::optional<uint32_t> attribute_vertex(std::string_view cmd, uint16_t bit) {
+        const uint32_t n = static_cast<uint32_t>(positions_.size());
+        if (n == 0) {
+            warn(WarningCode::Other, fmt::format("'{}' before any 'vp'; ignored", cmd));
+            return std::nullopt;
+        }
+        if ((has_[n - 1] & bit) && bit != HAS_VB)
+            warn(WarningCode::Other, fmt::format("a second '{}' for one vertex; the later one is kept", cmd));
+        has_[n - 1] |= bit;
+        return n - 1;
+    }
+    template <class T>
+    static void set(std::vector<T>& values, uint32_t v, const T& value, const T& missing) {
+        if (values.size() <= v) values.resize(v + 1, missing);
+        values[v] = value;
+    }
+
+    void close_block();
+    uint32_t block_mesh();  // the scene mesh of the current block (fixes its key)
+    std::optional<Error> finish();
+    std::optional<Error> build_skeleton();
+    std::optional<Error> build_meshes();
+    std::optional<Error> build_animations();
+
+    std::string_view text_;
+    TextCursor cur_;
+    const LoadOptions& options_;
+    Document doc_;
+
+    // Vertices in file order.
+    std::vector<Vec3> positions_;
+    std::vector<uint16_t> has_;
+    std::vector<Vec2> texcoords_;
+    std::vector<Vec3> normals_;
+    std::vector<Vec4> tangents_;
+    std::vector<Vec4> colors_;
+    std::vector<int32_t> smooth_index_;
+    std::vector<uint32_t> skin_offsets_{0};
+    std::vector<Influence> influences_;
+    std::array<std::vector<double>, custom_count> custom_;  // 4 values per vertex
+    std::vector<std::pair<uint32_t, Vec3>> bitangents_;   // 6-number vx, resolved at the end
+    std::array<CustomDecl, custom_count> custom_decl_;
+    bool any_vs_ = false, any_face_ = false;
+
+    // Blocks and meshes.
+    std::vector<OutMesh> meshes_;
+    std::unordered_map<std::string, uint32_t> mesh_index_;  // name + '\0' + material
+    std::string block_name_, block_material_;
+    uint32_t block_first_ = 0, fm_base_ = 0;
+    int64_t block_mesh_ = -1;
+    TriangleSmoothing smoothing_;
+    uint32_t last_face_mesh_ = 0, last_face_first_ = 0, last_face_corners_ = 0;
+    bool last_face_valid_ = false;
+
+    // Deferred range checks: the largest face index and vb joint, where they were seen.
+    int64_t max_face_index_ = -1;
+    std::string max_face_what_;
+    uint32_t max_face_line_ = 0, max_face_column_ = 0;
+    int64_t max_vb_joint_ = -1;
+    uint32_t max_vb_line_ = 0, max_vb_column_ = 0;
+
+    // Skeleton and animations.
+    std::vector<Joint> joints_;
+    std::vector<Transform> bind_poses_;
+    std::vector<AnimState> anims_;
+    uint64_t pose_total_ = 0, frame_total_ = 0, triangle_total_ = 0;
+    std::vector<int64_t> indices_;  // scratch for faces
+};
+
+// ---- blocks -------------------------------------------------------------------------------------
+
+uint32_t Parser::block_mesh() {
+    if (block_mesh_ >= 0) return static_cast<uint32_t>(block_mesh_);
+    std::string key = block_name_;
+    key += '\0';
+    key += block_material_;
+    auto [it, added] = mesh_index_.try_emplace(std::move(key), static_cast<uint32_t>(meshes_.size()));
+    if (added) {
+        OutMesh m;
+        m.name = block_name_;
+        m.material = block_material_;
+        meshes_.push_back(std::move(m));
+    } else if (!meshes_[it->second].ranges.empty() || !meshes_[it->second].triangles.empty()) {
+        warn(WarningCode::Other, fmt::format("repeated mesh block '{}' (material '{}'); merged", block_name_, block_material_));
+    }
+    block_mesh_ = it->second;
+    return it->second;
+}
+
+void Parser::close_block() {
+    const uint32_t end = static_cast<uint32_t>(positions_.size());
+    if (end > block_first_ || block_mesh_ >= 0) {
+        const uint32_t m = block_mesh();
+        if (end > block_first_) meshes_[m].ranges.emplace_back(block_first_, end);
+    }
+    block_first_ = end;
+    block_mesh_ = -1;
+}
+
+// ---- commands -----------------------------------------------------------------------------------
+
+std::optional<Error> Parser::custom_values(uint32_t k) {
+    const CustomDecl& d = custom_decl_[k];
+    double v[4] = {0, 0, 0, 0};
+    int count = 0;
+    const char cmd[3] = {'v', char('0' + k), 0};
+    if (auto e = numbers(cmd, v, static_cast<int>(d.size), count, false)) return e;
+    for (int i = 0; i < count; ++i) {
+        if (d.type == ComponentType::Float64) continue;
+        if (is_float_type(d.type)) {
+            if (std::fabs(v[i]) > FLT_MAX) return bad_number(cmd, Result::OutOfRange);
+            v[i] = static_cast<float>(v[i]);
+        } else {
+            auto [lo, hi] = integer_range(d.type);
+            v[i] = std::nearbyint(v[i]);
+            if (v[i] < lo || v[i] > hi)
+                return error_here(fmt::format("{}: value {} is outside the range of {}", cmd, v[i], to_string(d.type)));
+        }
+    }
+    auto vertex = attribute_vertex(cmd, uint16_t(HAS_V0 << k));
+    if (!vertex) return std::nullopt;
+    auto& values = custom_[k];
+    if (values.size() < (uint64_t(*vertex) + 1) * 4) values.resize((uint64_t(*vertex) + 1) * 4, 0.0);
+    std::copy_n(v, 4, values.begin() + uint64_t(*vertex) * 4);
+    return std::nullopt;
+}
+
+std::optional<Error> Parser::vertex_attribute(std::string_view cmd) {
+    double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int count = 0;
+    auto f = [&](int i) { return static_cast<float>(v[i]); };
+    switch (cmd[1]) {
+        case 'p': {
+            if (auto e = numbers(cmd, v, 4, count)) return e;
+            if (auto e = limit(positions_.size(), "vertices")) return e;
+            positions_.push_back(Vec3{f(0), f(1), f(2)});
+            has_.push_back(0);
+            skin_offsets_.push_back(static_cast<uint32_t>(influences_.size()));
+            return std::nullopt;
+        }
+        case 't': {
+            if (auto e = numbers(cmd, v, 2, count)) return e;
+            if (auto vx = attribute_vertex(cmd, HAS_VT)) set(texcoords_, *vx, Vec2{f(0), f(1)}, Vec2{0, 0});
+            return std::nullopt;
+        }
+        case 'n': {
+            if (auto e = numbers(cmd, v, 3, count)) return e;
+            doc_.has_normals = true;
+            if (auto vx = attribute_vertex(cmd, HAS_VN)) set(normals_, *vx, Vec3{f(0), f(1), f(2)}, Vec3{0, 0, 0});
+            return std::nullopt;
+        }
+        case 'x': {
+            // "vx x y z w" (tangent + handedness) or "vx tx ty tz bx by bz" (tangent + bitangent).
+            v[3] = 1;
+            if (auto e = numbers(cmd, v, 6, count)) return e;
+            doc_.has_tangents = true;
+            auto vx = attribute_vertex(cmd, HAS_VX);
+            if (!vx) return std::nullopt;
+            if (count >= 6) {
+                set(tangents_, *vx, Vec4{f(0), f(1), f(2), 1}, Vec4{0, 0, 0, 1});
+                bitangents_.emplace_back(*vx, Vec3{f(3), f(4), f(5)});
+            } else {
+                set(tangents_, *vx, Vec4{f(0), f(1), f(2), f(3)}, Vec4{0, 0, 0, 1});
+            }
+            return std::nullopt;
+        }
+        case 'c': {
+            v[3] = 1;  // alpha defaults to 1
+            if (auto e = numbers(cmd, v, 4, count)) return e;
+            if (auto vx = attribute_vertex(cmd, HAS_VC)) set(colors_, *vx, Vec4{f(0), f(1), f(2), f(3)}, Vec4{0, 0, 0, 1});
+            return std::nullopt;
+        }
+        case 's': {
+            int64_t n = 0;
+            Result r = cur_.integer(n);
+            if (r == Result::Invalid || r == Result::OutOfRange) return bad_number(cmd, r);
+            if (n < INT32_MIN || n > INT32_MAX) return bad_number(cmd, Result::OutOfRange);
+            any_vs_ = true;
+            if (auto vx = attribute_vertex(cmd, HAS_VS)) set(smooth_index_, *vx, static_cast<int32_t>(n), 0);
+            return std::nullopt;
+        }
+        case 'b': {
+            // Pairs of (joint, weight), any count; influences with weight > 0 are kept.
+            auto vx = attribute_vertex(cmd, HAS_VB);
+            while (!cur_.at_line_end()) {
+                int64_t j = 0;
+                Result r = cur_.integer(j);
+                if (r != Result::Ok) return bad_number(cmd, r);
+                const uint32_t jline = cur_.line(), jcol = cur_.token_column();
+                if (j < 0) return error_here(fmt::format("vb: joint index {} is negative", j));
+                double w = 0;
+                r = cur_.number(w);
+                if (r != Result::Ok && r != Result::Missing) return bad_number(cmd, r);
+                if (std::fabs(w) > FLT_MAX) return bad_number(cmd, Result::OutOfRange);
+                if (!(w > 0) || !vx) continue;
+                if (j > max_vb_joint_) max_vb_joint_ = j, max_vb_line_ = jline, max_vb_column_ = jcol;
+                if (auto e = limit(influences_.size(), "blend influences")) return e;
+                influences_.push_back(Influence{static_cast<uint32_t>(std::min<int64_t>(j, UINT32_MAX)), static_cast<float>(w)});
+                skin_offsets_.back() = static_cast<uint32_t>(influences_.size());
+            }
+            return std::nullopt;
+        }
+        default:
+            if (cmd[1] >= '0' && cmd[1] <= '9') return custom_values(uint32_t(cmd[1] - '0'));
+            return std::nullopt;
+    }
+}
+
+std::optional<Error> Parser::face(std::string_view cmd, bool relative) {
+    indices_.clear();
+    const uint64_t n = positions_.size();
+    const uint32_t line = cur_.line();
+    while (!cur_.at_line_end()) {
+        int64_t i = 0;
+        Result r = cur_.integer(i);
+        if (r != Result::Ok) return bad_number(cmd, r);
+        // Negative = relative to the last vertex read so far (-1 = the last one).
+        const int64_t resolved = i < 0 ? int64_t(n) + i : (relative ? int64_t(fm_base_) + i : i);
+        if (resolved < 0)
+            return error_here(fmt::format("{} index {} is before the first vertex ({} vertices so far)", cmd, i, n));
+        if (resolved >= int64_t(UINT32_MAX))
+            return error_here(fmt::format("{} index {} is beyond any possible vertex", cmd, i));
+        if (resolved > max_face_index_) {
+            max_face_index_ = resolved;
+            max_face_what_ = relative ? fmt::format("fm index {} (file vertex {})", i, resolved) : fmt::format("fa index {}", i);
+            max_face_line_ = line;
+            max_face_column_ = cur_.token_column();
+        }
+        if (auto e = limit(indices_.size(), "face indices")) return e;
+        indices_.push_back(resolved);
+    }
+    any_face_ = true;
+    if (indices_.size() < 3) {
+        warn(WarningCode::DegenerateTriangle, fmt::format("a face with fewer than 3 indices ('{}'); ignored", cmd));
+        last_face_valid_ = false;
+        return std::nullopt;
+    }
+    const uint32_t m = block_mesh();
+    OutMesh& mesh = meshes_[m];
+    last_face_mesh_ = m;
+    last_face_first_ = static_cast<uint32_t>(mesh.triangles.size());
+    last_face_corners_ = static_cast<uint32_t>(indices_.size());
+    last_face_valid_ = true;
+    // A convex polygon, fanned from its first corner.
+    for (size_t k = 1; k + 1 < indices_.size(); ++k) {
+        if (auto e = limit(triangle_total_++, "triangles")) return e;
+        mesh.triangles.push_back(Triangle{uint32_t(indices_[0]), uint32_t(indices_[k]), uint32_t(indices_[k + 1])});
+        mesh.smoothing.push_back(smoothing_);
+    }
+    return std::nullopt;
+}
+
+// fs f0 f1 ...: smooth (non-zero) or sharp (0) flags for the edges of the face just read.
+std::optional<Error> Parser::face_smoothing() {
+    if (!last_face_valid_) {
+        warn(WarningCode::Other, "'fs' without a preceding face; ignored");
+        return std::nullopt;
+    }
+    const uint32_t corners = last_face_corners_;
+    std::vector<bool> smooth(corners, false);
+    for (uint32_t k = 0; k < corners && !cur_.at_line_end(); ++k) {
+        double v = 0;
+        Result r = cur_.number(v);
+        if (r != Result::Ok) return bad_number("fs", r);
+        smooth[k] = v != 0;
+    }
+    OutMesh& mesh = meshes_[last_face_mesh_];
+    // Fan triangle t = (p0, p[t+1], p[t+2]): edge 0 is polygon edge 0 only for the first
+    // triangle, edge 1 is polygon edge t+1, edge 2 is the closing edge only for the last one.
+    for (uint32_t t = 0; t + 2 < corners; ++t) {
+        TriangleSmoothing& s = mesh.smoothing[last_face_first_ + t];
+        s.has_edge_flags = true;
+        s.smooth_edge = {t == 0 ? bool(smooth[0]) : true, bool(smooth[t + 1]), t + 3 == corners ? bool(smooth[corners - 1]) : true};
+    }
+    return std::nullopt;
+}
+
+std::optional<Error> Parser::pose(std::string_view cmd) {
+    double v[15] = {};
+    int count = 0;
+    Transform t;
+    const uint32_t line = cur_.line(), column = cur_.token_column();
+    if (cmd == "pq") {
+        if (auto e = numbers(cmd, v, 10, count)) return e;
+        Quatd q{v[3], v[4], v[5], v[6]};
+        if (count <= 6) {
+            // Qw left out: generated negative (the spec's convention, which the compiler follows).
+            q[3] = -std::sqrt(std::max(0.0, 1.0 - (q[0] * q[0] + q[1] * q[1] + q[2] * q[2])));
+        }
+        // An explicit w is kept as written, with its sign: only a quaternion off unit length by
+        // more than 1e-3 (the IQM reader's and validator's tolerance) is renormalized, so the
+        // ~1e-6 noise of files decompiled from quantized IQM survives IQE -> scene -> IQE exactly.
+        // (The compiler also negates w > 0; q and -q are the same rotation, and keeping the
+        // file's sign is what makes that round trip exact.)
+        double len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        if (!(len > 1e-12)) return error_at(line, column, "pq: the rotation quaternion has zero length");
+        if (std::fabs(len - 1.0) > 1e-3) {
+            warn(WarningCode::NonUnitQuaternion, "pq: rotation quaternion normalized");
+            for (auto& c : q) c /= len;
+        }
+        for (int k = 0; k < 4; ++k) t.rotate[k] = static_cast<float>(q[k]);
+        for (int k = 0; k < 3; ++k) t.scale[k] = count > 7 + k ? static_cast<float>(v[7 + k]) : 1.0f;
+    } else {
+        Quatd q;
+        double scale[3] = {1, 1, 1};
+        if (cmd == "pm") {
+            v[12] = v[13] = v[14] = 1;
+            if (auto e = numbers(cmd, v, 15, count)) return e;
+            // Rows a, b, c of the matrix; scale = column lengths, negated when det < 0.
+            double m[3][3];
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) m[r][c] = v[3 + 3 * r + c];
+            const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                               m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+            double s[3];
+            for (int c = 0; c < 3; ++c) s[c] = std::sqrt(m[0][c] * m[0][c] + m[1][c] * m[1][c] + m[2][c] * m[2][c]);
+            if (!(std::fabs(det) > 1e-30) || !(s[0] > 0 && s[1] > 0 && s[2] > 0) || !std::isfinite(det))
+                return error_at(line, column, fmt::format("pm: the matrix is singular (determinant {})", det));
+            if (det < 0)
+                for (auto& c : s) c = -c;
+            double r[3][3];
+            for (int row = 0; row < 3; ++row)
+                for (int c = 0; c < 3; ++c) r[row][c] = m[row][c] / s[c];
+            q = quat_from_matrix(r);
+            for (int c = 0; c < 3; ++c) scale[c] = v[12 + c] * s[c];
+        } else {  // pa: Euler radians, R = Rz * Ry * Rx (X applied first)
+            v[6] = v[7] = v[8] = 1;
+            if (auto e = numbers(cmd, v, 9, count)) return e;
+            const Quatd qx{std::sin(v[3] / 2), 0, 0, std::cos(v[3] / 2)};
+            const Quatd qy{0, std::sin(v[4] / 2), 0, std::cos(v[4] / 2)};
+            const Quatd qz{0, 0, std::sin(v[5] / 2), std::cos(v[5] / 2)};
+            q = multiply(qz, multiply(qy, qx));
+            for (int c = 0; c < 3; ++c) scale[c] = v[6 + c];
+        }
+        double len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        if (!(len > 1e-12)) return error_at(line, column, fmt::format("{}: the rotation has zero length", cmd));
+        // A rotation the reader computes follows the spec's convention w <= 0, as the compiler does.
+        const double sign = q[3] > 0 ? -1.0 : 1.0;
+        for (int k = 0; k < 4; ++k) t.rotate[k] = static_cast<float>(sign * q[k] / len);
+        for (int k = 0; k < 3; ++k) {
+            if (!(std::fabs(scale[k]) <= FLT_MAX)) return error_at(line, column, fmt::format("{}: scale is out of range", cmd));
+            t.scale[k] = static_cast<float>(scale[k]);
+        }
+    }
+    for (int k = 0; k < 3; ++k) t.translate[k] = static_cast<float>(v[k]);
+    if (auto e = limit(pose_total_++, "poses")) return e;
+    if (anims_.empty()) {
+        bind_poses_.push_back(t);
+        return std::nullopt;
+    }
+    auto& frames = anims_.back().frames;
+    if (frames.empty()) {
+        if (auto e = limit(frame_total_++, "frames")) return e;
+        frames.emplace_back();
+    }
+    frames.back().poses.push_back(t);
+    return std::nullopt;
+}
+
+std::optional<Error> Parser::joint() {
+    std::string_view n;
+    if (auto e = name("joint", n)) return e;
+    int64_t parent = -1;
+    Result r = cur_.integer(parent);
+    if (r != Result::Ok && r != Result::Missing) return bad_number("joint", r);
+    const int64_t count = static_cast<int64_t>(joints_.size());
+    if (parent >= count)
+        return error_here(fmt::format("joint '{}': parent {} is not an earlier joint ({} joints so far)", n, parent, count));
+    if (auto e = limit(joints_.size(), "joints")) return e;
+    Joint j;
+    j.name = std::string(n);
+    j.parent = parent < 0 ? -1 : static_cast<int32_t>(parent);
+    joints_.push_back(std::move(j));
+    return std::nullopt;
+}
+
+std::optional<Error> Parser::vertexarray() {
+    std::string_view type = cur_.token();
+    const uint32_t type_column = cur_.token_column();
+    static constexpr std::pair<std::string_view, Attribute> standard[] = {
+        {"position", Attribute::Position},         {"texcoord", Attribute::Texcoord},       {"normal", Attribute::Normal},
+        {"tangent", Attribute::Tangent},           {"blendindexes", Attribute::BlendIndexes}, {"blendweights", Attribute::BlendWeights},
+        {"color", Attribute::Color}};
+    static constexpr uint32_t default_size[] = {3, 2, 3, 4, 4, 4, 4};
+    std::optional<Attribute> attribute;
+    int custom = -1;
+    for (auto& [n, a] : standard)
+        if (equal_ci(type, n)) attribute = a;
+    if (!attribute && type.size() == 7 && equal_ci(type.substr(0, 6), "custom") && type[6] >= '0' && type[6] <= '9')
+        custom = type[6] - '0';
+    if (!attribute && custom < 0) {
+        warn(WarningCode::Other, fmt::format("vertexarray: unknown type '{}'; ignored", type.substr(0, 40)));
+        return std::nullopt;
+    }
+    (void)type_column;
+    std::string_view comp = cur_.token();
+    if (comp.empty()) return error_at(cur_.line(), cur_.column(), fmt::format("vertexarray {}: the component type is missing", type));
+    auto component = component_by_name(comp);
+    if (!component)
+        return error_here(fmt::format("vertexarray {}: unknown component type '{}' (byte ubyte short ushort int uint half float double)",
+                                      type, comp.substr(0, 40)));
+    int64_t size = attribute ? default_size[uint32_t(*attribute)] : 4;
+    Result r = cur_.integer(size);
+    if (r != Result::Ok && r != Result::Missing) return bad_number("vertexarray", r);
+    if (size < 1 || size > 4) {
+        warn(WarningCode::Other, fmt::format("vertexarray {}: size {} clamped to 1..4", type, size));
+        size = std::clamp<int64_t>(size, 1, 4);
+    }
+    if (attribute) {
+        AttributeFormat af{*attribute, 0, *component, static_cast<uint32_t>(size)};
+        auto& formats = doc_.scene.meta.attribute_formats;
+        auto it = std::find_if(formats.begin(), formats.end(), [&](auto& f) { return f.attribute == af.attribute && f.set == 0; });
+        if (it != formats.end()) *it = af;
+        else formats.push_back(af);
+        return std::nullopt;
+    }
+    std::string_view n;
+    if (auto e = name("vertexarray", n)) return e;
+    custom_decl_[custom] = CustomDecl{std::string(n), *component, static_cast<uint32_t>(size)};
+    return std::nullopt;
+}
+
+std::optional<Error> Parser::command(std::string_view cmd) {
+    // Two characters, a letter then a letter or digit: vertex, pose or face commands.
+    if (cmd.size() == 2 && cmd[0] == 'v' &&
+        (std::string_view("ptnxcsb").find(cmd[1]) != std::string_view::npos || (cmd[1] >= '0' && cmd[1] <= '9')))
+        return vertex_attribute(cmd);
+    if (cmd == "fm") return face(cmd, true);
+    if (cmd == "fa") return face(cmd, false);
+    if (cmd == "pq" || cmd == "pm" || cmd == "pa") return pose(cmd);
+    if (cmd == "fs") return face_smoothing();
+    if (cmd == "mesh" || cmd == "material") {
+        std::string_view n;
+        if (auto e = name(cmd, n)) return e;
+        if (cmd == "mesh") {
+            close_block();
+            block_name_ = std::string(n);
+            block_material_.clear();
+            fm_base_ = static_cast<uint32_t>(positions_.size());
+        } else if (n != block_material_) {
+            // A change of material after faces starts a new block; fm keeps its base.
+            if (block_mesh_ >= 0) close_block();
+            block_material_ = std::string(n);
+        }
+        last_face_valid_ = false;
+        return std::nullopt;
+    }
+    if (cmd == "joint") return joint();
+    if (cmd == "vertexarray") return vertexarray();
+    if (cmd == "smoothuv" || cmd == "smoothgroup" || cmd == "smoothangle") {
+        double v = cmd == "smoothgroup" ? -1 : cmd == "smoothangle" ? 180 : 0;
+        Result r = cur_.number(v);
+        if (r != Result::Ok && r != Result::Missing) return bad_number(cmd, r);
+        if (cmd == "smoothuv") smoothing_.smooth_uv = v > 0;
+        else if (cmd == "smoothangle") smoothing_.angle_degrees = static_cast<float>(std::clamp(v, -1e6, 1e6));
+        else smoothing_.group = static_cast<int32_t>(std::clamp(std::trunc(v), double(INT32_MIN), double(INT32_MAX)));
+        return std::nullopt;
+    }
+    if (cmd == "animation") {
+        std::string_view n;
+        if (auto e = name(cmd, n)) return e;
+        if (auto e = limit(anims_.size(), "animations")) return e;
+        AnimState a;
+        a.anim.name = std::string(n);
+        a.line = cur_.line();
+        a.column = 1;
+        anims_.push_back(std::move(a));
+        return std::nullopt;
+    }
+    if (cmd == "framerate") {
+        double v = 0;
+        Result r = cur_.number(v);
+        if (r != Result::Ok && r != Result::Missing) return bad_number(cmd, r);
+        if (std::fabs(v) > FLT_MAX) return bad_number(cmd, Result::OutOfRange);
+        if (!anims_.empty()) anims_.back().anim.frame_rate = static_cast<float>(std::max(0.0, v));  // clamped >= 0
+        return std::nullopt;
+    }
+    if (cmd == "loop") {
+        if (!anims_.empty()) anims_.back().anim.loop = true;
+        return std::nullopt;
+    }
+    if (cmd == "frame") {
+        // `frame N` as real files write it: the argument is ignored; empty frames are skipped.
+        if (anims_.empty()) return std::nullopt;
+        auto& frames = anims_.back().frames;
+        if (frames.empty() || !frames.back().poses.empty()) {
+            if (auto e = limit(frame_total_, "frames")) return e;
+            if (frame_total_ >= options_.max_frames)
+                return error_here(fmt::format("more than {} frames (LoadOptions::max_frames)", options_.max_frames), ErrorCode::LimitExceeded);
+            ++frame_total_;
+            frames.emplace_back();
+        }
+        return std::nullopt;
+    }
+    warn(WarningCode::UnknownCommand, fmt::format("unknown command '{}'; ignored", cmd.substr(0, 40)));
+    return std::nullopt;
+}
+
+// ---- assembly -----------------------------------------------------------------------------------
+
+std::optional<Error> Parser::build_skeleton() {
+    Skeleton& sk = doc_.scene.skeleton;
+    if (joints_.empty()) {
+        // Poses without joints: an animation-only file that binds to a skeleton by index.
+        size_t n = bind_poses_.size();
+        for (auto& a : anims_)
+            if (n == 0 && !a.frames.empty()) n = a.frames.front().poses.size();
+        if (n == 0) return std::nullopt;
+        joints_.resize(n);
+        if (bind_poses_.empty()) bind_poses_.resize(n);
+        sk.animation_only = true;
+        warn(WarningCode::AnimationOnly, fmt::format("poses without joints: {} unnamed joints (bind to a skeleton by index)", n));
+    }
+    if (bind_poses_.size() < joints_.size())
+        warn(WarningCode::Other, fmt::format("{} bind poses for {} joints; the rest are identity", bind_poses_.size(), joints_.size()));
+    else if (bind_poses_.size() > joints_.size())
+        warn(WarningCode::DroppedData, fmt::format("{} bind poses for {} joints; the extra ones are ignored", bind_poses_.size(), joints_.size()));
+    uint32_t roots = 0;
+    for (size_t i = 0; i < joints_.size(); ++i) {
+        if (i < bind_poses_.size()) joints_[i].bind = bind_poses_[i];
+        roots += joints_[i].parent < 0;
+    }
+    if (roots > 1 && !sk.animation_only) warn(WarningCode::SeveralRoots, fmt::format("{} root joints", roots));
+    sk.joints = std::move(joints_);
+    return std::nullopt;
+}
+
+std::optional<Error> Parser::build_meshes() {
+    Scene& scene = doc_.scene;
+    const uint32_t n = static_cast<uint32_t>(positions_.size());
+    if (max_face_index_ >= int64_t(n))
+        return error_at(max_face_line_, max_face_column_,
+                        fmt::format("{} is beyond the {} vertices of the file", max_face_what_, n));
+    const uint64_t joints = scene.skeleton.joints.size();
+    if (max_vb_joint_ >= 0 && uint64_t(max_vb_joint_) >= joints)
+        return error_at(max_vb_line_, max_vb_column_, fmt::format("vb: joint {} is beyond the {} joints of the file", max_vb_joint_, joints));
+
+    // Resolve 6-number vx: handedness from the bitangent and the vertex's normal.
+    for (auto& [v, b] : bitangents_) {
+        Vec4& t = tangents_[v];
+        const Vec3 nrm = v < normals_.size() ? normals_[v] : Vec3{0, 0, 0};
+        const double c[3] = {double(nrm[1]) * t[2] - double(nrm[2]) * t[1], double(nrm[2]) * t[0] - double(nrm[0]) * t[2],
+                             double(nrm[0]) * t[1] - double(nrm[1]) * t[0]};
+        t[3] = c[0] * b[0] + c[1] * b[1] + c[2] * b[2] < 0 ? -1.0f : 1.0f;
+    }
+
+    // Without any face, consecutive vertex triples of each block form triangles (the spec).
+    if (!any_face_)
+        for (auto& m : meshes_)
+            for (auto [first, end] : m.ranges)
+                for (uint32_t v = first; v + 3 <= end; v += 3) {
+                    m.triangles.push_back(Triangle{v, v + 1, v + 2});
+                    m.smoothing.push_back(smoothing_);
+                }
+
+    // Each file vertex belongs to exactly one block, so to one scene mesh.
+    std::vector<uint32_t> owner(n, UINT32_MAX), local(n, 0);
+    for (uint32_t m = 0; m < meshes_.size(); ++m) {
+        uint32_t next = 0;
+        for (auto [first, end] : meshes_[m].ranges)
+            for (uint32_t v = first; v < end; ++v) owner[v] = m, local[v] = next++;
+    }
+    std::vector<uint8_t> used(n, 0);
+    for (auto& m : meshes_)
+        for (auto& t : m.triangles)
+            for (uint32_t v : t) used[v] = 1;
+
+    std::unordered_map<std::string, int32_t> materials;
+    for (uint32_t mi = 0; mi < meshes_.size(); ++mi) {
+        OutMesh& om = meshes_[mi];
+        std::vector<uint32_t> source;
+        for (auto [first, end] : om.ranges)
+            for (uint32_t v = first; v < end; ++v) source.push_back(v);
+        // A block of vertices that only other meshes' faces use (fa style) is not a mesh.
+        if (om.triangles.empty() && any_face_ && std::all_of(source.begin(), source.end(), [&](uint32_t v) { return used[v] != 0; }))
+            continue;
+        Mesh mesh;
+        mesh.name = om.name;
+        std::unordered_map<uint32_t, uint32_t> outside;
+        mesh.triangles.resize(om.triangles.size());
+        for (size_t t = 0; t < om.triangles.size(); ++t)
+            for (int k = 0; k < 3; ++k) {
+                const uint32_t v = om.triangles[t][k];
+                if (owner[v] == mi) {
+                    mesh.triangles[t][k] = local[v];
+                    continue;
+                }
+                auto [it, added] = outside.try_emplace(v, static_cast<uint32_t>(source.size()));
+                if (added) {
+                    if (auto e = limit(source.size(), "vertices")) return e;
+                    source.push_back(v);
+                }
+                mesh.triangles[t][k] = it->second;
+                warn(WarningCode::TriangleOutsideMesh,
+                     fmt::format("mesh '{}': a face uses a vertex of another mesh block; the vertex is copied", om.name));
+            }
+        if (!om.material.empty()) {
+            auto [it, added] = materials.try_emplace(om.material, static_cast<int32_t>(scene.materials.size()));
+            if (added) {
+                Material material;
+                material.name = om.material;
+                scene.materials.push_back(std::move(material));
+            }
+            mesh.material = it->second;
+        }
+
+        uint16_t any = 0, all = 0xFFFF;
+        for (uint32_t v : source) any |= has_[v], all &= has_[v];
+        if (source.empty()) all = 0;
+        auto check = [&](uint16_t bit, const char* cmd) {
+            if ((any & bit) && !(all & bit))
+                warn(WarningCode::Other, fmt::format("mesh '{}': some vertices have no '{}' (attribute arrays of unequal length); defaults used", om.name, cmd));
+            return (any & bit) != 0;
+        };
+        auto pick = [&](auto& out, const auto& values, auto missing) {
+            out.reserve(source.size());
+            for (uint32_t v : source) out.push_back(v < values.size() ? values[v] : missing);
+        };
+        mesh.positions.reserve(source.size());
+        for (uint32_t v : source) mesh.positions.push_back(positions_[v]);
+        if (check(HAS_VT, "vt")) pick(mesh.texcoords.emplace_back(), texcoords_, Vec2{0, 0});
+        if (check(HAS_VN, "vn")) pick(mesh.normals, normals_, Vec3{0, 0, 0});
+        if (check(HAS_VX, "vx")) pick(mesh.tangents, tangents_, Vec4{0, 0, 0, 1});
+        if (check(HAS_VC, "vc")) pick(mesh.colors.emplace_back(), colors_, Vec4{0, 0, 0, 1});
+        if (check(HAS_VB, "vb")) {
+            mesh.skin.offsets.reserve(source.size() + 1);
+            mesh.skin.offsets.push_back(0);
+            for (uint32_t v : source) {
+                for (uint32_t i = skin_offsets_[v]; i < skin_offsets_[v + 1]; ++i) mesh.skin.influences.push_back(influences_[i]);
+                mesh.skin.offsets.push_back(static_cast<uint32_t>(mesh.skin.influences.size()));
+            }
+        }
+        for (uint32_t k = 0; k < custom_count; ++k) {
+            const char cmd[3] = {'v', char('0' + k), 0};
+            if (!check(uint16_t(HAS_V0 << k), cmd)) continue;
+            const CustomDecl& d = custom_decl_[k];
+            CustomArray c{d.name.empty() ? fmt::format("custom{}", k) : d.name, d.type, d.size, {}};
+            c.values.reserve(source.size() * d.size);
+            for (uint32_t v : source)
+                for (uint32_t i = 0; i < d.size; ++i)
+                    c.values.push_back(uint64_t(v) * 4 + i < custom_[k].size() ? custom_[k][uint64_t(v) * 4 + i] : 0.0);
+            mesh.custom.push_back(std::move(c));
+        }
+        MeshSmoothing smoothing;
+        smoothing.triangles = std::move(om.smoothing);
+        if (any_vs_) pick(smoothing.vertex_index, smooth_index_, int32_t(0));
+        doc_.smoothing.push_back(std::move(smoothing));
+        scene.meshes.push_back(std::move(mesh));
+    }
+    return std::nullopt;
+}
+
+std::optional<Error> Parser::build_animations() {
+    const uint64_t joints = doc_.scene.skeleton.joints.size();
+    uint64_t keys = 0;
+    for (auto& a : anims_) {
+        Animation anim = std::move(a.anim);
+        std::vector<Frame> frames;
+        for (auto& f : a.frames)
+            if (!f.poses.empty()) frames.push_back(std::move(f));
+        anim.frame_count = static_cast<uint32_t>(frames.size());
+        keys += frames.size() * joints;
+        if (keys > options_.max_elements)
+            return error_at(a.line, a.column, fmt::format("animation '{}': {} frames of {} joints exceed the limit of {} poses", anim.name, frames.size(), joints, options_.max_elements),
+                            ErrorCode::LimitExceeded);
+        if (!(anim.frame_rate > 0) || !std::isfinite(float(anim.frame_count) / anim.frame_rate)) {
+            anim.frame_rate = 0;
+            warn(WarningCode::ZeroFrameRate, fmt::format("animation '{}': no framerate (keys placed at {} fps)", anim.name, default_frame_rate));
+        }
+        const float rate = anim.frame_rate > 0 ? anim.frame_rate : default_frame_rate;
+        for (auto& f : frames)
+            if (f.poses.size() != joints) {
+                warn(WarningCode::Other, fmt::format("animation '{}': frames whose pose count differs from the {} joints (padded with the bind pose or cut)", anim.name, joints));
+                break;
+            }
+        const auto& skj = doc_.scene.skeleton.joints;
+        auto pose_of = [&](const Frame& f, uint64_t j) -> const Transform& { return j < f.poses.size() ? f.poses[j] : skj[j].bind; };
+        for (uint32_t j = 0; j < joints && !frames.empty(); ++j) {
+            for (Channel ch : {Channel::Translation, Channel::Rotation, Channel::Scale}) {
+                auto value = [&](const Transform& t) -> const float* {
+                    return ch == Channel::Translation ? t.translate.data() : ch == Channel::Rotation ? t.rotate.data() : t.scale.data();
+                };
+                JointTrack track;
+                track.joint = j;
+                track.channel = ch;
+                const uint32_t c = track.components();
+                const float* first = value(pose_of(frames[0], j));
+                bool constant = true;
+                for (size_t i = 1; i < frames.size() && constant; ++i)
+                    constant = std::equal(first, first + c, value(pose_of(frames[i], j)));
+                // Constant channels carry one key, as the IQM reader does.
+                const size_t count = constant ? 1 : frames.size();
+                track.times.reserve(count);
+                track.values.reserve(count * c);
+                for (size_t i = 0; i < count; ++i) {
+                    track.times.push_back(static_cast<float>(i) / rate);
+                    const float* p = value(pose_of(frames[i], j));
+                    track.values.insert(track.values.end(), p, p + c);
+                }
+                anim.tracks.push_back(std::move(track));
+            }
+        }
+        doc_.scene.animations.push_back(std::move(anim));
+    }
+    return std::nullopt;
+}
+
+std::optional<Error> Parser::finish() {
+    close_block();
+    if (auto e = build_skeleton()) return e;
+    if (auto e = build_meshes()) return e;
+    if (auto e = build_animations()) return e;
+    Meta& meta = doc_.scene.meta;
+    meta.source_format = "iqe";
+    meta.up = UpAxis::Z;  // IQM/IQE conventions (iqm-iqe.md §2): Z up, right-handed, clockwise front faces
+    meta.handedness = Handedness::Right;
+    meta.front_face = Winding::Clockwise;
+    return std::nullopt;
+}
+
+Expected<Document> Parser::run() {
+    if (!cur_.next_line() || cur_.line_text().find(header_text) == std::string_view::npos)
+        return error_at(1, 1, "not an IQE file: the first line must contain '# Inter-Quake Export'");
+    while (cur_.next_line()) {
+        if (cur_.line_text().size() >= 512)
+            warn(WarningCode::Other, "lines of 512 characters or more (the reference compiler splits them)");
+        std::string_view cmd = cur_.token();
+        if (cmd.empty() || cmd[0] == '#') continue;
+        if (cmd == "comment") {
+            doc_.scene.meta.comment = std::string(cur_.rest_after_line());
+            break;  // the rest of the file is the comment
+        }
+        if (auto e = command(cmd)) return *e;
+    }
+    if (auto e = finish()) return *e;
+    if (auto st = check_invariants(doc_.scene); !st) {
+        Error e = st.error();
+        e.line = cur_.line();
+        e.column = 1;
+        return e;
+    }
+    return std::move(doc_);
+}
+
+}  // namespace
+
+bool detect(std::span<const uint8_t> bytes) {
+    std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    return text.substr(0, text.find('\n')).find(header_text) != std::string_view::npos;
+}
+
+Expected<Document> parse(std::span<const uint8_t> bytes, const LoadOptions& options) {
+    if (bytes.size() > options.max_file_bytes) {
+        Error e = make_error(ErrorCode::LimitExceeded, fmt::format("{} bytes exceed LoadOptions::max_file_bytes", bytes.size()));
+        e.line = 1, e.column = 1;
+        return e;
+    }
+    return Parser(bytes, options).run();
+}
+
+Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options) {
+    auto doc = parse(bytes, options);
+    if (!doc) return doc.error();
+    return std::move(doc->scene);
+}
+
+}  // namespace rigport::iqe

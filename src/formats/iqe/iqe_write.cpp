@@ -1,0 +1,205 @@
+// IQE writer (iqe.txt 2010-04-20 + `vx` 2012-01-11): everything the scene holds that IQE can
+// express, floats in shortest round-trip form so IQE -> scene -> IQE is exact.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+
+#include "formats/iqe/iqe_layout.hpp"
+#include "rigport/anim.hpp"
+
+namespace rigport::iqe {
+
+namespace {
+
+const char* component_name(ComponentType t) {
+    static const char* names[] = {"byte", "ubyte", "short", "ushort", "int", "uint", "half", "float", "double"};
+    return uint32_t(t) < std::size(names) ? names[uint32_t(t)] : "float";
+}
+
+const char* attribute_name(Attribute a) {
+    static const char* names[] = {"position", "texcoord", "normal", "tangent", "blendindexes", "blendweights", "color"};
+    return uint32_t(a) < std::size(names) ? names[uint32_t(a)] : "position";
+}
+
+bool is_default_format(const AttributeFormat& f) {
+    static const AttributeFormat defaults[] = {
+        {Attribute::Position, 0, ComponentType::Float32, 3}, {Attribute::Texcoord, 0, ComponentType::Float32, 2},
+        {Attribute::Normal, 0, ComponentType::Float32, 3},   {Attribute::Tangent, 0, ComponentType::Float32, 4},
+        {Attribute::BlendIndexes, 0, ComponentType::UInt8, 4}, {Attribute::BlendWeights, 0, ComponentType::UInt8, 4},
+        {Attribute::Color, 0, ComponentType::UInt8, 4}};
+    for (auto& d : defaults)
+        if (d.attribute == f.attribute) return d.type == f.type && d.size == f.size;
+    return false;
+}
+
+class Writer {
+public:
+    Writer(const Scene& scene, const SaveOptions& options) : scene_(scene), options_(options) {}
+    std::vector<uint8_t> run();
+
+private:
+    void dropped(std::string message) {
+        if (options_.warnings) options_.warnings->add(WarningCode::DroppedData, std::move(message));
+    }
+    // IQE names are quoted without escapes: a quote or line break cannot be written.
+    std::string quoted(const std::string& name) {
+        std::string s = name;
+        bool changed = false;
+        for (char& c : s)
+            if (c == '"' || c == '\n' || c == '\r') c = c == '"' ? '\'' : ' ', changed = true;
+        if (changed) dropped(fmt::format("name '{}': quotes and line breaks replaced (IQE names have no escapes)", name));
+        return '"' + s + '"';
+    }
+    template <class... Args>
+    void line(fmt::format_string<Args...> f, Args&&... args) {
+        fmt::format_to(std::back_inserter(out_), f, std::forward<Args>(args)...);
+        out_ += '\n';
+    }
+    void pose(const Transform& t) {
+        line("pq {} {} {} {} {} {} {} {} {} {}", t.translate[0], t.translate[1], t.translate[2], t.rotate[0], t.rotate[1],
+             t.rotate[2], t.rotate[3], t.scale[0], t.scale[1], t.scale[2]);
+    }
+    void skeleton();
+    void declarations();
+    void mesh(const Mesh& m, uint32_t index);
+    void animations();
+
+    const Scene& scene_;
+    const SaveOptions& options_;
+    std::string out_;
+    std::vector<std::string> custom_names_;  // custom slot k = v{k}
+};
+
+void Writer::skeleton() {
+    const Skeleton& sk = scene_.skeleton;
+    if (sk.joints.empty() || sk.animation_only) return;  // animation-only: frames carry the poses
+    out_ += '\n';
+    for (auto& j : sk.joints) line("joint {} {}", quoted(j.name), j.parent);
+    out_ += '\n';
+    for (auto& j : sk.joints) pose(j.bind);
+}
+
+void Writer::declarations() {
+    bool any = false;
+    auto blank = [&] {
+        if (!any) out_ += '\n';
+        any = true;
+    };
+    for (auto& f : scene_.meta.attribute_formats) {
+        if (f.set != 0 || is_default_format(f) || f.size < 1 || f.size > 4 || uint32_t(f.type) >= component_count_types) continue;
+        blank();
+        line("vertexarray {} {} {}", attribute_name(f.attribute), component_name(f.type), f.size);
+    }
+    // Custom arrays by name over all meshes, first-seen order; IQE has ten slots (v0..v9).
+    for (auto& m : scene_.meshes)
+        for (auto& c : m.custom) {
+            if (std::find(custom_names_.begin(), custom_names_.end(), c.name) != custom_names_.end()) continue;
+            if (custom_names_.size() == 10) {
+                dropped(fmt::format("custom array '{}': IQE has only ten custom slots", c.name));
+                continue;
+            }
+            blank();
+            line("vertexarray custom{} {} {} {}", custom_names_.size(), component_name(c.type), std::clamp(c.size, 1u, 4u), quoted(c.name));
+            custom_names_.push_back(c.name);
+        }
+}
+
+void Writer::mesh(const Mesh& m, uint32_t index) {
+    out_ += '\n';
+    line("mesh {}", quoted(m.name));
+    if (m.material >= 0 && size_t(m.material) < scene_.materials.size()) line("material {}", quoted(scene_.materials[m.material].name));
+    for (uint32_t j = 0; j < index; ++j)
+        if (scene_.meshes[j].name == m.name && scene_.meshes[j].material == m.material)
+            dropped(fmt::format("mesh {} '{}': a reader merges meshes with equal name and material", index, m.name));
+    if (m.texcoords.size() > 1) dropped(fmt::format("mesh '{}': texcoord sets after the first", m.name));
+    if (m.colors.size() > 1) dropped(fmt::format("mesh '{}': color sets after the first", m.name));
+    if (!m.morph_targets.empty()) dropped(fmt::format("mesh '{}': morph targets", m.name));
+    if (!m.springs.empty() || !m.spring_weights.empty()) dropped(fmt::format("mesh '{}': cloth springs", m.name));
+    if (!m.lod.empty()) dropped(fmt::format("mesh '{}': level-of-detail collapses", m.name));
+
+    std::vector<int> slot(m.custom.size(), -1);
+    for (size_t c = 0; c < m.custom.size(); ++c) {
+        auto it = std::find(custom_names_.begin(), custom_names_.end(), m.custom[c].name);
+        if (it != custom_names_.end()) slot[c] = int(it - custom_names_.begin());
+    }
+    const uint32_t n = m.vertex_count();
+    for (uint32_t v = 0; v < n; ++v) {
+        const Vec3& p = m.positions[v];
+        line("vp {} {} {}", p[0], p[1], p[2]);
+        if (!m.texcoords.empty()) line("vt {} {}", m.texcoords[0][v][0], m.texcoords[0][v][1]);
+        if (!m.normals.empty()) line("vn {} {} {}", m.normals[v][0], m.normals[v][1], m.normals[v][2]);
+        if (!m.tangents.empty()) line("vx {} {} {} {}", m.tangents[v][0], m.tangents[v][1], m.tangents[v][2], m.tangents[v][3]);
+        if (!m.skin.empty() && m.skin.count(v) > 0) {
+            out_ += "vb";
+            for (const Influence* i = m.skin.begin(v); i != m.skin.begin(v) + m.skin.count(v); ++i)
+                fmt::format_to(std::back_inserter(out_), " {} {}", i->joint, i->weight);
+            out_ += '\n';
+        }
+        if (!m.colors.empty()) line("vc {} {} {} {}", m.colors[0][v][0], m.colors[0][v][1], m.colors[0][v][2], m.colors[0][v][3]);
+        for (size_t c = 0; c < m.custom.size(); ++c) {
+            if (slot[c] < 0) continue;
+            const CustomArray& a = m.custom[c];
+            fmt::format_to(std::back_inserter(out_), "v{}", slot[c]);
+            for (uint32_t k = 0; k < std::min(a.size, 4u); ++k) {
+                const double value = a.values[uint64_t(v) * a.size + k];
+                if (a.type == ComponentType::Float32 || a.type == ComponentType::Half) {
+                    fmt::format_to(std::back_inserter(out_), " {}", static_cast<float>(value));
+                } else {
+                    fmt::format_to(std::back_inserter(out_), " {}", value);
+                }
+            }
+            out_ += '\n';
+        }
+    }
+    for (auto& t : m.triangles) line("fm {} {} {}", t[0], t[1], t[2]);
+}
+
+void Writer::animations() {
+    const Skeleton& sk = scene_.skeleton;
+    for (auto& a : scene_.animations) {
+        if (!a.morph_tracks.empty()) dropped(fmt::format("animation '{}': morph weight tracks", a.name));
+        out_ += '\n';
+        line("animation {}", quoted(a.name));
+        if (a.frame_rate > 0) line("framerate {}", a.frame_rate);
+        if (a.loop) line("loop");
+        if (sk.joints.empty()) {
+            if (!a.tracks.empty()) dropped(fmt::format("animation '{}': tracks without a skeleton", a.name));
+            continue;
+        }
+        const uint64_t frames = sampled_frame_count(a);
+        for (uint64_t f = 0; f < frames; ++f) {
+            out_ += '\n';
+            line("frame {}", f);
+            for (auto& t : frame_pose(sk, a, static_cast<uint32_t>(f))) pose(t);
+        }
+    }
+}
+
+std::vector<uint8_t> Writer::run() {
+    out_ = "# Inter-Quake Export\n";
+    skeleton();
+    declarations();
+    for (uint32_t m = 0; m < scene_.meshes.size(); ++m) mesh(scene_.meshes[m], m);
+    animations();
+    for (auto& mat : scene_.materials)
+        if (!mat.maps.empty()) {
+            dropped("material properties and texture maps (IQE keeps material names only)");
+            break;
+        }
+    if (!scene_.meta.extensions.empty()) dropped("preserved extensions");
+    if (!scene_.meta.comment.empty()) {
+        out_ += "\ncomment\n";
+        out_ += scene_.meta.comment;
+    }
+    return std::vector<uint8_t>(out_.begin(), out_.end());
+}
+
+}  // namespace
+
+Expected<std::vector<uint8_t>> write(const Scene& scene, const SaveOptions& options) {
+    if (auto st = check_invariants(scene); !st) return st.error();
+    return Writer(scene, options).run();
+}
+
+}  // namespace rigport::iqe

@@ -1,0 +1,229 @@
+// The IQE -> IQM compiler front end (iqm-iqe.md §3.1, §3.2): inputs merged into one scene, the
+// processing pipeline for text inputs, per-file animation options, skeleton matching by name.
+#include "rigport/compile.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <unordered_map>
+
+#include "formats/iqe/iqe_layout.hpp"
+#include "rigport/formats.hpp"
+
+namespace rigport {
+
+namespace {
+
+Error at_path(Error e, const std::string& path) {
+    if (e.path.empty()) e.path = path;
+    return e;
+}
+
+// One input group ("a.iqe,b.iqe") as a scene, plus what normal generation needs.
+struct Part {
+    Scene scene;
+    std::vector<MeshSmoothing> smoothing;
+    bool text = false;         // came from IQE: runs through the pipeline
+    bool has_normals = true;
+};
+
+Expected<Part> load_part(const std::string& path, const LoadOptions& options) {
+    auto bytes = read_file(path, options.max_file_bytes);
+    if (!bytes) return bytes.error();
+    Part part;
+    const FormatInfo* format = options.format.empty() ? detect_format(*bytes, path) : find_format(options.format);
+    if (format && format->name == "iqe") {
+        auto doc = iqe::parse(*bytes, options);
+        if (!doc) return at_path(doc.error(), path);
+        part.scene = std::move(doc->scene);
+        part.smoothing = std::move(doc->smoothing);
+        part.text = true;
+        part.has_normals = doc->has_normals;
+        return part;
+    }
+    auto scene = load_bytes(*bytes, path, options);
+    if (!scene) return scene.error();
+    part.scene = std::move(*scene);
+    part.smoothing.resize(part.scene.meshes.size());
+    return part;
+}
+
+bool same_skeleton(const Skeleton& a, const Skeleton& b) {
+    if (a.joints.size() != b.joints.size()) return false;
+    for (size_t j = 0; j < a.joints.size(); ++j)
+        if (a.joints[j].name != b.joints[j].name || a.joints[j].parent != b.joints[j].parent) return false;
+    return true;
+}
+
+// Appends `from`'s meshes to `into`: meshes with an equal (name, material) are merged with every
+// triangle kept (the reference compiler loses the later ones: bug 2).
+void append_meshes(Part& into, Part&& from) {
+    auto material_name = [](const Scene& s, int32_t m) { return m < 0 ? std::string() : s.materials[m].name; };
+    for (size_t i = 0; i < from.scene.meshes.size(); ++i) {
+        Mesh& src = from.scene.meshes[i];
+        const std::string mat = material_name(from.scene, src.material);
+        int32_t target_material = -1;
+        if (src.material >= 0) {
+            for (size_t k = 0; k < into.scene.materials.size(); ++k)
+                if (into.scene.materials[k].name == mat) target_material = int32_t(k);
+            if (target_material < 0) {
+                target_material = int32_t(into.scene.materials.size());
+                into.scene.materials.push_back(from.scene.materials[src.material]);
+            }
+        }
+        src.material = target_material;
+        into.scene.meshes.push_back(std::move(src));
+        into.smoothing.push_back(i < from.smoothing.size() ? std::move(from.smoothing[i]) : MeshSmoothing{});
+    }
+    into.has_normals = into.has_normals && from.has_normals;
+}
+
+// The frame of a key of a frame-based animation.
+int64_t frame_of(float time, float rate) { return std::llround(double(time) * rate); }
+
+// --name --fps --loop --start --end for a file with exactly one animation (iqm-iqe.md §3.1).
+void apply_animation_options(Scene& scene, const AnimationInputOptions& o, const std::string& path) {
+    const bool any = o.name || o.fps || o.loop || o.start || o.end;
+    if (!any) return;
+    if (scene.animations.size() != 1) {
+        scene.warnings.add(WarningCode::Other, fmt::format("{}: animation options ignored: the file has {} animations, not exactly one", path,
+                                                           scene.animations.size()));
+        return;
+    }
+    Animation& a = scene.animations[0];
+    if (o.name) a.name = *o.name;
+    if (o.loop) a.loop = true;
+    const float old_rate = a.frame_rate > 0 ? a.frame_rate : default_frame_rate;
+    const int64_t frames = a.frame_count;
+    int64_t first = std::max<int64_t>(0, o.start.value_or(0));
+    // --end: >= 0 is the last frame kept (inclusive); -1 means unset; -2 still keeps the last
+    // frame and -3 drops one, as the reference tool does.
+    int64_t last = frames - 1;
+    if (o.end && *o.end >= 0) last = std::min(last, *o.end);
+    if (o.end && *o.end <= -2) last = frames + *o.end + 1;
+    if (frames > 0 && (first > 0 || last < frames - 1)) {
+        if (last < first) last = first - 1;  // nothing left
+        for (auto& t : a.tracks) {
+            if (t.times.size() <= 1) continue;  // constant channels: one key holds for every frame
+            const uint32_t c = t.components();
+            std::vector<float> times, values;
+            for (size_t k = 0; k < t.times.size(); ++k) {
+                const int64_t f = frame_of(t.times[k], old_rate);
+                if (f < first || f > last) continue;
+                times.push_back(float(f - first) / old_rate);
+                values.insert(values.end(), t.values.begin() + k * c, t.values.begin() + (k + 1) * c);
+            }
+            t.times = std::move(times);
+            t.values = std::move(values);
+        }
+        a.frame_count = uint32_t(std::max<int64_t>(0, last - first + 1));
+    }
+    if (o.fps && *o.fps >= 0) {
+        a.frame_rate = *o.fps;
+        const float new_rate = a.frame_rate > 0 ? a.frame_rate : default_frame_rate;
+        for (auto& t : a.tracks)
+            for (auto& time : t.times) time = float(frame_of(time, old_rate)) / new_rate;
+    }
+}
+
+// Moves `from`'s animations onto `skeleton`, matching joints by name (or by index when `from`
+// has no names, as animation-only IQM files do). A joint that cannot be matched is an error.
+Status retarget_animations(Scene& into, Scene& from, const std::string& path) {
+    const auto& target = into.skeleton.joints;
+    const auto& source = from.skeleton.joints;
+    std::vector<uint32_t> map(source.size());
+    if (from.skeleton.animation_only) {
+        if (source.size() != target.size())
+            return at_path(make_error(ErrorCode::Malformed, fmt::format("the animation has {} unnamed joints but the mesh's skeleton has {}; "
+                                                                        "without names they can only bind by index", source.size(), target.size())),
+                           path);
+        for (uint32_t j = 0; j < source.size(); ++j) map[j] = j;
+    } else {
+        std::unordered_map<std::string, uint32_t> by_name;
+        for (uint32_t j = 0; j < target.size(); ++j) by_name.emplace(target[j].name, j);
+        for (uint32_t j = 0; j < source.size(); ++j) {
+            auto it = by_name.find(source[j].name);
+            if (it == by_name.end())
+                return at_path(make_error(ErrorCode::Malformed, fmt::format("the animation's joint '{}' is not in the mesh's skeleton", source[j].name)), path);
+            map[j] = it->second;
+        }
+    }
+    for (uint32_t j = 0; j < source.size(); ++j) {
+        const int32_t sp = source[j].parent;
+        const int32_t expected = sp < 0 ? -1 : int32_t(map[sp]);
+        if (target[map[j]].parent != expected)
+            into.warnings.add(WarningCode::Other, fmt::format("{}: joint '{}' has another parent in the animation than in the mesh's skeleton", path,
+                                                              target[map[j]].name));
+    }
+    for (auto& a : from.animations) {
+        for (auto& t : a.tracks) t.joint = map[t.joint];
+        a.morph_tracks.clear();
+        into.animations.push_back(std::move(a));
+    }
+    return Ok{};
+}
+
+Expected<Part> load_group(const CompileInput& input, const LoadOptions& options) {
+    Part group;
+    bool first = true;
+    for (auto& path : input.paths) {
+        auto part = load_part(path, options);
+        if (!part) return part.error();
+        for (auto& w : part->scene.warnings.items) group.scene.warnings.items.push_back(w);
+        if (first) {
+            group.scene.skeleton = part->scene.skeleton;
+            group.scene.animations = std::move(part->scene.animations);
+            group.scene.meta = part->scene.meta;
+            group.text = part->text;
+            first = false;
+        } else {
+            if (!same_skeleton(group.scene.skeleton, part->scene.skeleton))
+                return at_path(make_error(ErrorCode::Malformed, "its skeleton differs from the other files of the comma-joined list"), path);
+            for (auto& a : part->scene.animations) group.scene.animations.push_back(std::move(a));
+            group.text = group.text || part->text;
+        }
+        append_meshes(group, std::move(*part));
+    }
+    return group;
+}
+
+// Normals when absent, weld, vertex-cache order, tangents when absent (iqm-iqe.md §3.2 3-7).
+void run_pipeline(Part& part) {
+    if (!part.has_normals) generate_normals(part.scene, part.smoothing);
+    weld_vertices(part.scene);
+    optimize_vertex_cache(part.scene);
+    generate_tangents(part.scene);
+}
+
+}  // namespace
+
+Expected<Scene> compile(const std::vector<CompileInput>& inputs, const CompileOptions& options) {
+    if (inputs.empty()) return make_error(ErrorCode::InvalidArgument, "no input");
+    // The first input gives the meshes and the skeleton (a mesh file comes before its animation
+    // files, as with the reference compiler); later inputs add their animations.
+    Scene result;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        auto group = load_group(inputs[i], options.load);
+        if (!group) return group.error();
+        const std::string& path = inputs[i].paths.front();
+        apply_animation_options(group->scene, inputs[i].animation, path);
+        if (group->text) run_pipeline(*group);
+        if (i == 0) {
+            result = std::move(group->scene);
+            continue;
+        }
+        for (auto& w : group->scene.warnings.items) result.warnings.items.push_back(w);
+        if (!group->scene.meshes.empty())
+            result.warnings.add(WarningCode::DroppedData, fmt::format("{}: geometry of a later input is ignored; only its animations are used", path));
+        if (auto st = retarget_animations(result, group->scene, path); !st) return st.error();
+    }
+    if (options.max_influences > 0) limit_weights(result, options.max_influences);
+    const TransformOptions identity;
+    if (options.transform.scale != identity.scale || options.transform.rotate_degrees != identity.rotate_degrees ||
+        options.transform.meshtrans != identity.meshtrans)
+        apply_transform(result, options.transform);
+    if (auto st = check_invariants(result); !st) return st.error();
+    return result;
+}
+
+}  // namespace rigport

@@ -1,0 +1,251 @@
+// Smooth normal generation by the IQE specification's smoothing rules (iqm-iqe.md §3.2 step 3),
+// without the reference compiler's bugs 3 (signed smoothangle) and 4 (vs of each corner's vertex).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numbers>
+#include <unordered_map>
+
+#include "process/vertex_streams.hpp"
+#include "rigport/process.hpp"
+
+namespace rigport {
+
+namespace {
+
+struct D3 {
+    double x = 0, y = 0, z = 0;
+};
+D3 operator+(D3 a, D3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+D3 operator-(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+D3 operator*(D3 a, double s) { return {a.x * s, a.y * s, a.z * s}; }
+double dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+D3 cross(D3 a, D3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+D3 d3(const Vec3& v) { return {v[0], v[1], v[2]}; }
+D3 normalized_or_zero(D3 v) {
+    double len = std::sqrt(dot(v, v));
+    return len > 0 && std::isfinite(len) ? v * (1 / len) : D3{};
+}
+
+inline uint64_t mix(uint64_t h, uint64_t v) {  // splitmix64 finalizer over a running hash
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= h >> 30;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 27;
+    h *= 0x94D049BB133111EBull;
+    return h ^ (h >> 31);
+}
+
+inline uint32_t float_bits(float f) {
+    f += 0.0f;  // -0 becomes +0, so positions that compare equal hash equal
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+}
+
+struct UnionFind {
+    std::vector<uint32_t> parent;
+    explicit UnionFind(size_t n) : parent(n) {
+        for (uint32_t i = 0; i < n; ++i) parent[i] = i;
+    }
+    uint32_t find(uint32_t x) {
+        while (parent[x] != x) x = parent[x] = parent[parent[x]];
+        return x;
+    }
+    void unite(uint32_t a, uint32_t b) {  // the smaller root wins, so results do not depend on order
+        a = find(a), b = find(b);
+        if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    }
+};
+
+const TriangleSmoothing default_smoothing{};
+
+// Every triangle of the scene by global number, and every corner (3 per triangle).
+struct Corners {
+    const Scene& scene;
+    const std::vector<MeshSmoothing>& smoothing;
+    std::vector<uint32_t> tri_mesh;                // global triangle -> mesh
+    std::vector<uint32_t> tri_local;               // global triangle -> triangle in its mesh
+    std::vector<D3> face_normal;                   // unnormalized: its length is the area weight
+    std::vector<D3> unit_normal;                   // zero for a degenerate triangle
+    std::vector<double> min_dot;                   // cos(smoothangle), -1 or less = always
+    std::vector<const TriangleSmoothing*> state;
+
+    Corners(const Scene& s, const std::vector<MeshSmoothing>& sm) : scene(s), smoothing(sm) {
+        for (uint32_t m = 0; m < s.meshes.size(); ++m) {
+            const Mesh& mesh = s.meshes[m];
+            for (uint32_t t = 0; t < mesh.triangles.size(); ++t) {
+                const Triangle& tri = mesh.triangles[t];
+                D3 p0 = d3(mesh.positions[tri[0]]);
+                // Clockwise front faces: (v2 - v0) x (v1 - v0) points out.
+                D3 n = cross(d3(mesh.positions[tri[2]]) - p0, d3(mesh.positions[tri[1]]) - p0);
+                tri_mesh.push_back(m);
+                tri_local.push_back(t);
+                face_normal.push_back(n);
+                unit_normal.push_back(normalized_or_zero(n));
+                const TriangleSmoothing* st = &default_smoothing;
+                if (m < sm.size() && t < sm[m].triangles.size()) st = &sm[m].triangles[t];
+                state.push_back(st);
+                double angle = st->angle_degrees;
+                min_dot.push_back(!(angle < 180) ? -2.0 : std::cos(std::max(angle, 0.0) * std::numbers::pi / 180));
+            }
+        }
+    }
+
+    size_t count() const { return tri_mesh.size() * 3; }
+    const Mesh& mesh(uint32_t c) const { return scene.meshes[tri_mesh[c / 3]]; }
+    uint32_t vertex(uint32_t c) const { return mesh(c).triangles[tri_local[c / 3]][c % 3]; }
+    const Vec3& position(uint32_t c) const { return mesh(c).positions[vertex(c)]; }
+    const TriangleSmoothing& st(uint32_t c) const { return *state[c / 3]; }
+
+    Vec2 uv(uint32_t c) const {
+        const Mesh& m = mesh(c);
+        return m.texcoords.empty() ? Vec2{0, 0} : m.texcoords[0][vertex(c)];
+    }
+    // The corner's own vertex's `vs` index (bug 4: not the vs of file vertex c % 3); nullptr when
+    // its mesh has none.
+    const int32_t* vs(uint32_t c) const {
+        uint32_t m = tri_mesh[c / 3];
+        if (m >= smoothing.size() || smoothing[m].vertex_index.size() != scene.meshes[m].vertex_count()) return nullptr;
+        return &smoothing[m].vertex_index[vertex(c)];
+    }
+    bool vs_equal(uint32_t a, uint32_t b) const {
+        const int32_t *x = vs(a), *y = vs(b);
+        return !x || !y || *x == *y;
+    }
+
+    // fs: the corners' triangles share an edge at this position (the other endpoints at equal
+    // positions too) that either triangle flags smooth. A triangle without fs flags has all
+    // edges smooth.
+    bool edge_allows(uint32_t a, uint32_t b) const {
+        uint32_t ta = a / 3 * 3, ka = a % 3, tb = b / 3 * 3, kb = b % 3;
+        // The two edges at corner k: edge k goes to corner k+1, edge k-1 comes from corner k-1.
+        const uint32_t ea[2][2] = {{ka, (ka + 1) % 3}, {(ka + 2) % 3, (ka + 2) % 3}};
+        const uint32_t eb[2][2] = {{kb, (kb + 1) % 3}, {(kb + 2) % 3, (kb + 2) % 3}};
+        for (auto& x : ea)
+            for (auto& y : eb) {
+                if (position(ta + x[1]) != position(tb + y[1])) continue;
+                if (st(a).smooth_edge[x[0]] || st(b).smooth_edge[y[0]]) return true;
+            }
+        return false;
+    }
+
+    bool can_smooth(uint32_t a, uint32_t b) const {
+        const TriangleSmoothing &sa = st(a), &sb = st(b);
+        if (sa.group != sb.group) return false;
+        double threshold = std::max(min_dot[a / 3], min_dot[b / 3]);
+        if (threshold > -1 && !(dot(unit_normal[a / 3], unit_normal[b / 3]) >= threshold)) return false;
+        if ((sa.smooth_uv || sb.smooth_uv) && uv(a) != uv(b)) return false;
+        if (!vs_equal(a, b)) return false;
+        if ((sa.has_edge_flags || sb.has_edge_flags) && !edge_allows(a, b)) return false;
+        return true;
+    }
+    // Only groups and vs can keep this corner apart from others (the fast path's test).
+    bool keyed_only(uint32_t c) const {
+        const TriangleSmoothing& s = st(c);
+        return min_dot[c / 3] <= -1 && !s.smooth_uv && !s.has_edge_flags;
+    }
+};
+
+// Corners at exactly equal positions, bucket by bucket (each bucket in corner order).
+std::vector<std::vector<uint32_t>> position_buckets(const Corners& corners) {
+    auto hash = [&](uint32_t c) {
+        uint64_t h = 0;
+        for (float x : corners.position(c)) h = mix(h, float_bits(x));
+        return size_t(h);
+    };
+    auto equal = [&](uint32_t a, uint32_t b) { return corners.position(a) == corners.position(b); };
+    std::unordered_map<uint32_t, uint32_t, decltype(hash), decltype(equal)> ids(corners.count(), hash, equal);
+    std::vector<std::vector<uint32_t>> buckets;
+    for (uint32_t c = 0; c < corners.count(); ++c) {
+        auto [it, inserted] = ids.emplace(c, uint32_t(buckets.size()));
+        if (inserted) buckets.emplace_back();
+        buckets[it->second].push_back(c);
+    }
+    return buckets;
+}
+
+void unite_bucket(const Corners& corners, const std::vector<uint32_t>& bucket, UnionFind& sets) {
+    bool keyed = std::all_of(bucket.begin(), bucket.end(), [&](uint32_t c) { return corners.keyed_only(c); });
+    if (keyed) {
+        // Linear in the bucket for the usual case (a vertex shared by many faces, default state):
+        // one representative per distinct (group, vs).
+        std::vector<uint32_t> reps;
+        for (uint32_t c : bucket) {
+            bool joined = false;
+            for (uint32_t r : reps)
+                if (corners.can_smooth(r, c)) {
+                    sets.unite(r, c);
+                    joined = true;
+                }
+            if (!joined) reps.push_back(c);
+        }
+        return;
+    }
+    for (size_t i = 0; i < bucket.size(); ++i)
+        for (size_t j = i + 1; j < bucket.size(); ++j)
+            if (sets.find(bucket[i]) != sets.find(bucket[j]) && corners.can_smooth(bucket[i], bucket[j]))
+                sets.unite(bucket[i], bucket[j]);
+}
+
+}  // namespace
+
+// The scene must pass check_invariants (triangle indices in range).
+void generate_normals(Scene& scene, const std::vector<MeshSmoothing>& smoothing) {
+    std::vector<uint32_t> root;
+    std::vector<D3> group_normal;
+    {
+        const Corners corners(scene, smoothing);
+        UnionFind sets(corners.count());
+        for (auto& bucket : position_buckets(corners)) unite_bucket(corners, bucket, sets);
+
+        root.resize(corners.count());
+        std::vector<D3> sum(corners.count());
+        for (uint32_t c = 0; c < corners.count(); ++c) {
+            root[c] = sets.find(c);
+            sum[root[c]] = sum[root[c]] + corners.face_normal[c / 3];
+        }
+        group_normal.resize(corners.count());
+        for (uint32_t c = 0; c < corners.count(); ++c)
+            if (root[c] == c) group_normal[c] = normalized_or_zero(sum[c]);
+    }
+
+    // Per mesh: each vertex keeps its first corner's group; a vertex whose corners fall in further
+    // groups gets one copy per further group, appended in order of first use.
+    uint32_t corner = 0;
+    for (Mesh& mesh : scene.meshes) {
+        const uint32_t n = mesh.vertex_count();
+        constexpr uint32_t none = ~0u;
+        std::vector<uint32_t> vertex_root(n, none);
+        std::unordered_map<uint64_t, uint32_t> copies;  // (vertex, root) -> new vertex
+        std::vector<uint32_t> source(n);
+        std::vector<uint32_t> new_root;  // per new vertex: its group
+        for (uint32_t v = 0; v < n; ++v) source[v] = v;
+        new_root.assign(n, none);
+        for (auto& tri : mesh.triangles)
+            for (auto& v : tri) {
+                uint32_t r = root[corner++];
+                if (vertex_root[v] == none) {
+                    vertex_root[v] = r;
+                    new_root[v] = r;
+                } else if (vertex_root[v] != r) {
+                    auto [it, inserted] = copies.emplace((uint64_t(v) << 32) | r, uint32_t(source.size()));
+                    if (inserted) {
+                        source.push_back(v);
+                        new_root.push_back(r);
+                    }
+                    v = it->second;
+                }
+            }
+        if (source.size() != n) detail::gather_vertices(mesh, source);
+        mesh.normals.resize(source.size());
+        for (uint32_t v = 0; v < source.size(); ++v) {
+            D3 nv = new_root[v] == none ? D3{} : group_normal[new_root[v]];
+            // No triangle, or faces whose normals cancel: a finite unit normal all the same.
+            if (dot(nv, nv) == 0) nv = {0, 0, 1};
+            mesh.normals[v] = {float(nv.x), float(nv.y), float(nv.z)};
+        }
+    }
+}
+
+}  // namespace rigport

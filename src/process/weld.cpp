@@ -1,0 +1,126 @@
+// Vertex welding: merges vertices whose every attribute is bit-for-bit equal (iqm-iqe.md §3.2 step 4).
+#include <cstring>
+#include <unordered_map>
+
+#include "process/vertex_streams.hpp"
+#include "rigport/process.hpp"
+
+namespace rigport {
+
+namespace {
+
+inline uint64_t mix(uint64_t h, uint64_t v) {  // splitmix64 finalizer over a running hash
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= h >> 30;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 27;
+    h *= 0x94D049BB133111EBull;
+    return h ^ (h >> 31);
+}
+
+template <class T>
+uint64_t hash_bytes(uint64_t h, const T* data, size_t count) {
+    const size_t bytes = sizeof(T) * count;
+    const auto* p = reinterpret_cast<const unsigned char*>(data);
+    size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        h = mix(h, w);
+    }
+    if (i < bytes) {
+        uint64_t w = 0;
+        std::memcpy(&w, p + i, bytes - i);
+        h = mix(h, w);
+    }
+    return h;
+}
+
+// One vertex's attributes, compared by their bits: welding must not change any stored value, so
+// -0 and +0 stay distinct (a NaN equals an identical NaN). Every stream of the mesh takes part.
+struct VertexKey {
+    const Mesh& mesh;
+
+    template <class Fn>
+    void each_stream(Fn&& fn) const {  // fn(data, elements per vertex) for every non-empty stream
+        auto one = [&](const auto& stream) {
+            if (!stream.empty()) fn(stream.data(), size_t(1));
+        };
+        one(mesh.positions);
+        one(mesh.normals);
+        one(mesh.tangents);
+        for (auto& set : mesh.texcoords) one(set);
+        for (auto& set : mesh.colors) one(set);
+        one(mesh.lod);
+        one(mesh.spring_weights);
+        for (auto& target : mesh.morph_targets) {
+            one(target.position_deltas);
+            one(target.normal_deltas);
+            one(target.tangent_deltas);
+        }
+        for (auto& array : mesh.custom) fn(array.values.data(), size_t(array.size));
+    }
+
+    uint64_t hash(uint32_t v) const {
+        uint64_t h = 0;
+        each_stream([&](const auto* p, size_t n) { h = hash_bytes(h, p + v * n, n); });
+        if (!mesh.skin.empty()) {
+            const auto& s = mesh.skin;
+            h = mix(h, s.count(v));
+            for (uint32_t i = s.offsets[v]; i < s.offsets[v + 1]; ++i) {
+                uint32_t w;
+                std::memcpy(&w, &s.influences[i].weight, 4);
+                h = mix(h, (uint64_t(s.influences[i].joint) << 32) | w);
+            }
+        }
+        return h;
+    }
+
+    bool equal(uint32_t a, uint32_t b) const {
+        bool same = true;
+        each_stream([&](const auto* p, size_t n) {
+            same = same && std::memcmp(p + a * n, p + b * n, sizeof(*p) * n) == 0;
+        });
+        if (!same || mesh.skin.empty()) return same;
+        const auto& s = mesh.skin;
+        if (s.count(a) != s.count(b)) return false;
+        for (uint32_t i = 0; i < s.count(a); ++i) {
+            const Influence &x = s.influences[s.offsets[a] + i], &y = s.influences[s.offsets[b] + i];
+            if (x.joint != y.joint || std::memcmp(&x.weight, &y.weight, 4) != 0) return false;
+        }
+        return true;
+    }
+};
+
+void weld_mesh(Mesh& mesh) {
+    const uint32_t n = mesh.vertex_count();
+    const VertexKey key{mesh};
+    auto hash = [&](uint32_t v) { return size_t(key.hash(v)); };
+    auto equal = [&](uint32_t a, uint32_t b) { return key.equal(a, b); };
+    std::unordered_map<uint32_t, uint32_t, decltype(hash), decltype(equal)> first(n, hash, equal);
+
+    std::vector<uint32_t> remap(n);  // old vertex -> new vertex
+    std::vector<uint32_t> source;    // new vertex -> the old vertex that won it
+    for (uint32_t v = 0; v < n; ++v) {
+        auto [it, inserted] = first.emplace(v, uint32_t(source.size()));
+        if (inserted) source.push_back(v);
+        remap[v] = it->second;
+    }
+    if (source.size() == n) return;
+
+    detail::gather_vertices(mesh, source);
+    for (auto& t : mesh.triangles)
+        for (auto& v : t) v = remap[v];
+    for (auto& s : mesh.springs) {
+        s.vertex0 = remap[s.vertex0];
+        s.vertex1 = remap[s.vertex1];
+    }
+}
+
+}  // namespace
+
+void weld_vertices(Scene& scene) {
+    for (auto& mesh : scene.meshes) weld_mesh(mesh);
+}
+
+}  // namespace rigport

@@ -1,0 +1,140 @@
+// The compiler front end: several inputs, comma lists, per-file animation options, skeleton
+// matching by name (reference-compiler bugs 2 and 6 on IQM inputs; IQE inputs in test_iqe_*).
+#include <gtest/gtest.h>
+
+#include "rigport/anim.hpp"
+#include "rigport/compile.hpp"
+#include "rigport/io.hpp"
+#include "test_support.hpp"
+
+namespace rigport::test {
+namespace {
+
+// A triangle skinned to joint 0 of a chain named `names`, with one 5-frame animation that moves
+// the last joint's x translation by the frame number.
+Scene chain(const std::vector<std::string>& names, const std::string& mesh_name = "body") {
+    Scene s;
+    for (size_t j = 0; j < names.size(); ++j) s.skeleton.joints.push_back(Joint{names[j], int32_t(j) - 1, {}});
+    Mesh m;
+    m.name = mesh_name;
+    m.positions = {{0, 0, 0}, {0, 1, 0}, {1, 0, 0}};
+    m.triangles = {{0, 1, 2}};
+    m.skin.offsets = {0, 1, 2, 3};
+    m.skin.influences = {{0, 1}, {0, 1}, {0, 1}};
+    s.meshes.push_back(m);
+    Animation a;
+    a.name = "move";
+    a.frame_rate = 10;
+    a.frame_count = 5;
+    JointTrack t{uint32_t(names.size() - 1), Channel::Translation, Interpolation::Linear, {}, {}};
+    for (int f = 0; f < 5; ++f) {
+        t.times.push_back(float(f) / 10.0f);
+        t.values.insert(t.values.end(), {float(f), 0, 0});
+    }
+    a.tracks.push_back(t);
+    s.animations.push_back(a);
+    return s;
+}
+
+std::string save_to(const Scene& s, const std::string& name) {
+    auto path = (temp_dir().parent_path() / ("compile-" + name)).string();
+    EXPECT_TRUE(save(s, path)) << path;
+    return path;
+}
+
+CompileInput input(std::string path, AnimationInputOptions o = {}) { return CompileInput{{std::move(path)}, std::move(o)}; }
+
+TEST(Compile, AnimationFileMatchedByJointName) {
+    auto mesh = save_to(chain({"root", "arm", "hand"}), "mesh.iqm");
+    // Same joints in another order: the track on "hand" must land on the mesh's "hand" (2).
+    Scene other = chain({"root", "hand"});
+    other.skeleton.joints = {Joint{"root", -1, {}}, Joint{"arm", 0, {}}, Joint{"hand", 1, {}}};
+    std::swap(other.skeleton.joints[1].name, other.skeleton.joints[2].name);  // root, hand, arm
+    other.animations[0].tracks[0].joint = 1;                                  // "hand"
+    other.animations[0].name = "wave";
+    auto anim = save_to(other, "anim.iqm");
+    auto scene = compile({input(mesh), input(anim)}, CompileOptions{});
+    ASSERT_TRUE(scene) << scene.error().to_string();
+    ASSERT_EQ(scene->animations.size(), 2u);
+    EXPECT_EQ(scene->animations[1].name, "wave");
+    bool found = false;
+    for (auto& t : scene->animations[1].tracks)
+        if (t.channel == Channel::Translation && t.times.size() == 5) found = t.joint == 2;
+    EXPECT_TRUE(found);
+    // The parent differs ("hand" under "root" there, under "arm" here): reported, not hidden.
+    EXPECT_TRUE(scene->warnings.has(WarningCode::Other));
+}
+
+TEST(Compile, MismatchedSkeletonIsRejectedNotWrittenInconsistent) {  // reference bug 6
+    auto mesh = save_to(chain({"root", "arm"}), "mesh2.iqm");
+    auto anim = save_to(chain({"root", "arm", "tail"}), "anim2.iqm");
+    auto scene = compile({input(mesh), input(anim)}, CompileOptions{});
+    ASSERT_FALSE(scene);
+    EXPECT_NE(scene.error().message.find("'tail'"), std::string::npos) << scene.error().message;
+    EXPECT_NE(scene.error().path.find("anim2.iqm"), std::string::npos);
+}
+
+TEST(Compile, CommaListKeepsEveryTriangleOfEqualMeshes) {  // reference bug 2, comma-joined
+    auto a = save_to(chain({"root"}, "hull"), "a.iqm");
+    auto b = save_to(chain({"root"}, "hull"), "b.iqm");
+    auto scene = compile({CompileInput{{a, b}, {}}}, CompileOptions{});
+    ASSERT_TRUE(scene) << scene.error().to_string();
+    EXPECT_EQ(scene->triangle_count(), 2u);
+}
+
+// --start / --end / --fps / --name / --loop on a 5-frame animation whose hand moves x = frame.
+std::vector<float> frames_after(AnimationInputOptions o, Animation* out = nullptr) {
+    auto path = save_to(chain({"root", "hand"}), "opts.iqm");
+    auto scene = compile({input(path, o)}, CompileOptions{});
+    EXPECT_TRUE(scene) << scene.error().to_string();
+    std::vector<float> xs;
+    if (!scene) return xs;
+    const Animation& a = scene->animations.at(0);
+    for (uint32_t f = 0; f < a.frame_count; ++f) xs.push_back(frame_pose(scene->skeleton, a, f)[1].translate[0]);
+    if (out) *out = a;
+    return xs;
+}
+
+// The x of each kept frame, compared within one IQM quantization step (4 / 65535) since the
+// input went through an IQM file.
+void expect_frames(const std::vector<float>& got, const std::vector<float>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 4.0 / 65535 + 1e-6) << "frame " << i;
+}
+
+AnimationInputOptions range(std::optional<int64_t> start, std::optional<int64_t> end) {
+    AnimationInputOptions o;
+    o.start = start;
+    o.end = end;
+    return o;
+}
+
+TEST(Compile, AnimationOptionsAsTheReferenceCompiler) {
+    expect_frames(frames_after(AnimationInputOptions{}), {0, 1, 2, 3, 4});
+    expect_frames(frames_after(range(1, 3)), {1, 2, 3});         // inclusive
+    expect_frames(frames_after(range(-5, {})), {0, 1, 2, 3, 4});  // start clamped to 0
+    expect_frames(frames_after(range({}, -1)), {0, 1, 2, 3, 4});  // -1 = unset
+    expect_frames(frames_after(range({}, -2)), {0, 1, 2, 3, 4});  // still keeps the last frame
+    expect_frames(frames_after(range({}, -3)), {0, 1, 2, 3});     // drops one
+    Animation a;
+    AnimationInputOptions named;
+    named.name = std::string("run");
+    named.fps = 25.0f;
+    named.loop = true;
+    expect_frames(frames_after(named, &a), {0, 1, 2, 3, 4});
+    EXPECT_EQ(a.name, "run");
+    EXPECT_EQ(a.frame_rate, 25.0f);
+    EXPECT_TRUE(a.loop);
+}
+
+TEST(Compile, TransformIsAppliedAfterMerging) {
+    auto path = save_to(chain({"root"}), "scaled.iqm");
+    CompileOptions o;
+    o.transform.scale = 2;
+    auto scene = compile({input(path)}, o);
+    ASSERT_TRUE(scene) << scene.error().to_string();
+    EXPECT_EQ(scene->meshes[0].positions[1], (Vec3{0, 2, 0}));
+}
+
+}  // namespace
+}  // namespace rigport::test
