@@ -34,8 +34,10 @@ AdjacencyComparison compare_adjacency(const std::vector<Triangle>& stored,
 std::vector<FrameBounds> compute_frame_bounds(const Scene& scene);
 // True when some vertex has an influence: bounds are written only for such scenes.
 bool has_skinned_vertices(const Scene& scene);
-// Bounds of every mesh skinned by one set of local joint poses (one IQM bounds record).
-FrameBounds skinned_bounds(const Scene& scene, const std::vector<Transform>& local_pose);
+// Bounds of every mesh skinned by each of several sets of local joint poses (one IQM bounds
+// record per pose set). The vertices are walked once for all the sets, so give a batch of frames
+// (compute_frame_bounds uses 64) rather than one at a time.
+std::vector<FrameBounds> skinned_bounds(const Scene& scene, const std::vector<std::vector<Transform>>& local_poses);
 
 // ---- transforms (src/process/transform.cpp) -----------------------------------------------
 // As the reference compiler's options: scale multiplies positions and every joint and key

@@ -1,7 +1,6 @@
 // IQM triangle adjacency, computed correctly (iqm-iqe.md §1.6 and bug 1), and its comparison.
 #include <algorithm>
 #include <cstring>
-#include <unordered_map>
 
 #include "rigport/process.hpp"
 
@@ -82,20 +81,43 @@ struct EdgeUses {
 
 }  // namespace
 
+// Open addressing with linear probing over a power-of-two table at most half full: one flat
+// array instead of a node per entry, which made this the slowest step of a compile.
+size_t table_size(size_t entries) {
+    size_t n = 16;
+    while (n < entries * 2) n *= 2;
+    return n;
+}
+
 std::vector<Triangle> compute_adjacency(const Scene& scene) {
     const Endpoints ends(scene);
+    const uint32_t vertices = uint32_t(ends.position.size());
 
     // Endpoint identity: vertices with the same position and blend data are one endpoint.
-    auto hash = [&](uint32_t g) { return size_t(ends.hash(g)); };
-    auto equal = [&](uint32_t a, uint32_t b) { return ends.equal(a, b); };
-    std::unordered_map<uint32_t, uint32_t, decltype(hash), decltype(equal)> ids(ends.position.size(), hash, equal);
-    std::vector<uint32_t> endpoint(ends.position.size());
-    for (uint32_t g = 0; g < endpoint.size(); ++g) endpoint[g] = ids.emplace(g, uint32_t(ids.size())).first->second;
+    std::vector<uint32_t> endpoint(vertices);
+    {
+        const size_t mask = table_size(vertices) - 1;
+        std::vector<uint32_t> slot_vertex(mask + 1, no_neighbor);
+        uint32_t next_id = 0;
+        for (uint32_t g = 0; g < vertices; ++g) {
+            for (size_t i = ends.hash(g) & mask;; i = (i + 1) & mask) {
+                if (slot_vertex[i] == no_neighbor) {
+                    slot_vertex[i] = g;
+                    endpoint[g] = next_id++;
+                    break;
+                }
+                if (ends.equal(slot_vertex[i], g)) {
+                    endpoint[g] = endpoint[slot_vertex[i]];
+                    break;
+                }
+            }
+        }
+    }
 
     // Global triangles in endpoint terms.
     std::vector<std::array<uint32_t, 3>> tris;
     tris.reserve(scene.triangle_count());
-    uint32_t base = 0, fresh = uint32_t(ids.size());
+    uint32_t base = 0, fresh = vertices;
     for (auto& mesh : scene.meshes) {
         // An index outside the mesh (a scene that breaks its invariants) matches nothing.
         auto id = [&](uint32_t v) { return v < mesh.vertex_count() ? endpoint[base + v] : fresh++; };
@@ -104,20 +126,28 @@ std::vector<Triangle> compute_adjacency(const Scene& scene) {
     }
 
     // Edges are unordered: the same edge in the same direction still counts as shared.
-    auto edge_key = [](uint32_t a, uint32_t b) { return a < b ? (uint64_t(a) << 32) | b : (uint64_t(b) << 32) | a; };
-    auto edge_hash = [](uint64_t k) { return size_t(mix(0, k)); };
-    std::unordered_map<uint64_t, EdgeUses, decltype(edge_hash)> edges(tris.size() * 3 / 2 + 1, edge_hash);
+    constexpr uint64_t empty = ~0ull;  // no edge has this key: endpoint ids are < 2^32 - 1
+    const size_t mask = table_size(tris.size() * 3) - 1;
+    std::vector<uint64_t> keys(mask + 1, empty);
+    std::vector<EdgeUses> uses(mask + 1);
+    std::vector<uint32_t> slot_of(tris.size() * 3);  // the edge slot of (triangle, k)
     for (uint32_t t = 0; t < tris.size(); ++t)
         for (int k = 0; k < 3; ++k) {
-            EdgeUses& e = edges[edge_key(tris[t][k], tris[t][(k + 1) % 3])];
+            const uint32_t a = tris[t][k], b = tris[t][(k + 1) % 3];
+            const uint64_t key = a < b ? (uint64_t(a) << 32) | b : (uint64_t(b) << 32) | a;
+            size_t i = mix(0, key) & mask;
+            while (keys[i] != empty && keys[i] != key) i = (i + 1) & mask;
+            keys[i] = key;
+            EdgeUses& e = uses[i];
             if (e.count < 2) e.tri[e.count] = t;
             ++e.count;
+            slot_of[size_t(t) * 3 + k] = uint32_t(i);
         }
 
     std::vector<Triangle> adjacency(tris.size());
     for (uint32_t t = 0; t < tris.size(); ++t)
         for (int k = 0; k < 3; ++k) {
-            const EdgeUses& e = edges.at(edge_key(tris[t][k], tris[t][(k + 1) % 3]));
+            const EdgeUses& e = uses[slot_of[size_t(t) * 3 + k]];
             // Exactly two uses by two different triangles; a degenerate triangle using an edge
             // twice is not its own neighbour.
             bool shared = e.count == 2 && e.tri[0] != e.tri[1];

@@ -80,13 +80,17 @@ std::vector<FrameBounds> decoded_bounds(const Scene& scene, const Frames& decode
     std::vector<FrameBounds> out;
     const size_t joints = scene.skeleton.joints.size();
     if (joints == 0 || !has_skinned_vertices(scene)) return out;
-    std::vector<Transform> pose(joints);
+    std::vector<std::vector<Transform>> batch;  // a batch of frames per walk over the vertices
     for (size_t i = 0; i + joints <= decoded.size(); i += joints) {
+        std::vector<Transform>& pose = batch.emplace_back(joints);
         for (size_t j = 0; j < joints; ++j) {
             const auto& c = decoded[i + j];
             pose[j] = Transform{{c[0], c[1], c[2]}, {c[3], c[4], c[5], c[6]}, {c[7], c[8], c[9]}};
         }
-        out.push_back(skinned_bounds(scene, pose));
+        if (batch.size() == 64 || i + 2 * joints > decoded.size()) {
+            for (auto& b : skinned_bounds(scene, batch)) out.push_back(b);
+            batch.clear();
+        }
     }
     return out;
 }
