@@ -2,27 +2,14 @@
 #include <algorithm>
 #include <cstring>
 
+#include "process/process_util.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {
 
 namespace {
 
-inline uint64_t mix(uint64_t h, uint64_t v) {  // splitmix64 finalizer over a running hash
-    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    h ^= h >> 30;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 27;
-    h *= 0x94D049BB133111EBull;
-    return h ^ (h >> 31);
-}
-
-inline uint32_t float_bits(float f) {
-    f += 0.0f;  // -0 becomes +0, so values that compare equal hash equal
-    uint32_t b;
-    std::memcpy(&b, &f, 4);
-    return b;
-}
+using namespace detail;
 
 // Every vertex of the scene by global number, with its blend data in a canonical order
 // (zero weights dropped, heaviest first, then by joint), so equal blends compare equal.

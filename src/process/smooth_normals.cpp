@@ -7,41 +7,15 @@
 #include <unordered_map>
 
 #include "process/vertex_streams.hpp"
+#include "process/process_util.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {
 
 namespace {
 
-struct D3 {
-    double x = 0, y = 0, z = 0;
-};
-D3 operator+(D3 a, D3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-D3 operator-(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-D3 operator*(D3 a, double s) { return {a.x * s, a.y * s, a.z * s}; }
-double dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-D3 cross(D3 a, D3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
-D3 d3(const Vec3& v) { return {v[0], v[1], v[2]}; }
-D3 normalized_or_zero(D3 v) {
-    double len = std::sqrt(dot(v, v));
-    return len > 0 && std::isfinite(len) ? v * (1 / len) : D3{};
-}
+using namespace detail;
 
-inline uint64_t mix(uint64_t h, uint64_t v) {  // splitmix64 finalizer over a running hash
-    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    h ^= h >> 30;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 27;
-    h *= 0x94D049BB133111EBull;
-    return h ^ (h >> 31);
-}
-
-inline uint32_t float_bits(float f) {
-    f += 0.0f;  // -0 becomes +0, so positions that compare equal hash equal
-    uint32_t b;
-    std::memcpy(&b, &f, 4);
-    return b;
-}
 
 struct UnionFind {
     std::vector<uint32_t> parent;

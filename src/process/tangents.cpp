@@ -2,21 +2,15 @@
 // them (iqm-iqe.md §3.2 step 7): area-weighted triangle u/v directions, Gram-Schmidt, sign.
 #include <cmath>
 
+#include "process/process_util.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {
 
 namespace {
 
-struct D3 {
-    double x = 0, y = 0, z = 0;
-};
-D3 operator+(D3 a, D3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-D3 operator-(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-D3 operator*(D3 a, double s) { return {a.x * s, a.y * s, a.z * s}; }
-double dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-D3 cross(D3 a, D3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
-D3 d3(const Vec3& v) { return {v[0], v[1], v[2]}; }
+using namespace detail;
+
 
 // A unit vector perpendicular to n (any, but always the same for the same n); (1,0,0) for n = 0.
 D3 any_perpendicular(D3 n) {

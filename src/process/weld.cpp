@@ -3,20 +3,14 @@
 #include <unordered_map>
 
 #include "process/vertex_streams.hpp"
+#include "process/process_util.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {
 
 namespace {
 
-inline uint64_t mix(uint64_t h, uint64_t v) {  // splitmix64 finalizer over a running hash
-    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    h ^= h >> 30;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 27;
-    h *= 0x94D049BB133111EBull;
-    return h ^ (h >> 31);
-}
+using namespace detail;
 
 template <class T>
 uint64_t hash_bytes(uint64_t h, const T* data, size_t count) {
