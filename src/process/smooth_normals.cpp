@@ -16,7 +16,6 @@ namespace {
 
 using namespace detail;
 
-
 struct UnionFind {
     std::vector<uint32_t> parent;
     explicit UnionFind(size_t n) : parent(n) {

@@ -11,7 +11,6 @@ namespace {
 
 using namespace detail;
 
-
 // A unit vector perpendicular to n (any, but always the same for the same n); (1,0,0) for n = 0.
 D3 any_perpendicular(D3 n) {
     double len = std::sqrt(dot(n, n));
