@@ -57,34 +57,36 @@ std::vector<FrameBounds> skinned_bounds(const Scene& scene, const std::vector<st
                 for (int c = 0; c < 4; ++c) rows[f * joints + j][r * 4 + c] = float(skinning[j][c][r]);
     }
     std::vector<Extent> extent(frames);
+    std::vector<Influence> used;
     for (auto& mesh : scene.meshes) {
         const auto& skin = mesh.skin;
         const bool skinned = skin.offsets.size() == mesh.positions.size() + 1;
         for (uint32_t v = 0; v < mesh.positions.size(); ++v) {
             const Vec3& p = mesh.positions[v];
+            // The vertex's usable influences with weights normalized once, not once per frame.
+            used.clear();
             float total = 0;
-            uint32_t first = 0, last = 0;
-            if (skinned) {
-                first = skin.offsets[v], last = skin.offsets[v + 1];
-                for (uint32_t i = first; i < last; ++i)
-                    if (skin.influences[i].weight > 0 && skin.influences[i].joint < joints) total += skin.influences[i].weight;
-            }
+            if (skinned)
+                for (uint32_t i = skin.offsets[v]; i < skin.offsets[v + 1]; ++i)
+                    if (skin.influences[i].weight > 0 && skin.influences[i].joint < joints) {
+                        used.push_back(skin.influences[i]);
+                        total += skin.influences[i].weight;
+                    }
             if (!(total > 0)) {  // unskinned: where it is, in every frame
                 for (auto& e : extent) e.add(p[0], p[1], p[2]);
                 continue;
             }
+            for (auto& inf : used) inf.weight /= total;
             for (size_t f = 0; f < frames; ++f) {
                 const auto* frame_rows = rows.data() + f * joints;
                 float sx = 0, sy = 0, sz = 0;
-                for (uint32_t i = first; i < last; ++i) {
-                    const Influence& inf = skin.influences[i];
-                    if (!(inf.weight > 0) || inf.joint >= joints) continue;
+                for (const Influence& inf : used) {
                     const float* m = frame_rows[inf.joint].data();
                     sx += inf.weight * (m[0] * p[0] + m[1] * p[1] + m[2] * p[2] + m[3]);
                     sy += inf.weight * (m[4] * p[0] + m[5] * p[1] + m[6] * p[2] + m[7]);
                     sz += inf.weight * (m[8] * p[0] + m[9] * p[1] + m[10] * p[2] + m[11]);
                 }
-                extent[f].add(sx / total, sy / total, sz / total);
+                extent[f].add(sx, sy, sz);
             }
         }
     }
