@@ -36,10 +36,7 @@ void optimize_mesh(Mesh& mesh) {
     mesh.triangles.resize(indices.size() / 3);
     for (size_t t = 0; t < mesh.triangles.size(); ++t)
         for (int k = 0; k < 3; ++k) mesh.triangles[t][k] = remap[indices[t * 3 + k]];
-    for (auto& s : mesh.springs) {
-        s.vertex0 = remap[s.vertex0];
-        s.vertex1 = remap[s.vertex1];
-    }
+    detail::remap_springs(mesh, remap);
 }
 
 }  // namespace

@@ -56,4 +56,12 @@ inline void gather_vertices(Mesh& mesh, const std::vector<uint32_t>& source) {
     }
 }
 
+// Springs name two vertices each; after a remap (old index -> new index) they follow them.
+inline void remap_springs(Mesh& mesh, const std::vector<uint32_t>& remap) {
+    for (auto& s : mesh.springs) {
+        s.vertex0 = remap[s.vertex0];
+        s.vertex1 = remap[s.vertex1];
+    }
+}
+
 }  // namespace rigport::detail

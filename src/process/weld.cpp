@@ -105,10 +105,7 @@ void weld_mesh(Mesh& mesh) {
     detail::gather_vertices(mesh, source);
     for (auto& t : mesh.triangles)
         for (auto& v : t) v = remap[v];
-    for (auto& s : mesh.springs) {
-        s.vertex0 = remap[s.vertex0];
-        s.vertex1 = remap[s.vertex1];
-    }
+    detail::remap_springs(mesh, remap);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "rigport/compile.hpp"
 #include "rigport/io.hpp"
 #include "rigport/validate.hpp"
+#include "formats/anim_compare.hpp"
 #include "test_support.hpp"
 
 namespace rigport::test {
@@ -68,33 +69,6 @@ void expect_same_geometry(const Scene& a, const Scene& b) {
     }
 }
 
-// Every channel of every frame within one quantization step of `steps` (the first IQM's pose
-// channel scales), plus float rounding.
-void expect_animation_close(const iqm::IqmFile& steps, const Scene& a, const Scene& b) {
-    ASSERT_EQ(a.animations.size(), b.animations.size());
-    for (size_t i = 0; i < a.animations.size(); ++i) {
-        const Animation& x = a.animations[i];
-        const Animation& y = b.animations[i];
-        EXPECT_EQ(x.name, y.name);
-        EXPECT_EQ(x.frame_rate, y.frame_rate);
-        EXPECT_EQ(x.loop, y.loop);
-        ASSERT_EQ(x.frame_count, y.frame_count);
-        for (uint32_t f = 0; f < x.frame_count; ++f) {
-            auto px = frame_pose(a.skeleton, x, f), py = frame_pose(b.skeleton, y, f);
-            for (size_t j = 0; j < px.size(); ++j) {
-                const float vx[10] = {px[j].translate[0], px[j].translate[1], px[j].translate[2], px[j].rotate[0], px[j].rotate[1],
-                                      px[j].rotate[2],    px[j].rotate[3],    px[j].scale[0],     px[j].scale[1],  px[j].scale[2]};
-                const float vy[10] = {py[j].translate[0], py[j].translate[1], py[j].translate[2], py[j].rotate[0], py[j].rotate[1],
-                                      py[j].rotate[2],    py[j].rotate[3],    py[j].scale[0],     py[j].scale[1],  py[j].scale[2]};
-                for (int k = 0; k < 10; ++k) {
-                    const float step = steps.poses.at(j).channelscale[k];
-                    ASSERT_LE(std::fabs(vx[k] - vy[k]), step * 1.0001f + std::fabs(vx[k]) * 1e-6f + 1e-7f)
-                        << x.name << " frame " << f << " joint " << j << " channel " << k;
-                }
-            }
-        }
-    }
-}
 
 TEST(IqeCompileCorpus, EveryFileCompilesValidatesAndRoundTrips) {
     RIGPORT_REQUIRE_CORPUS();
@@ -132,7 +106,7 @@ TEST(IqeCompileCorpus, EveryFileCompilesValidatesAndRoundTrips) {
         Warnings w;
         auto steps = iqm::parse(iqm1, LoadOptions{}, w);
         ASSERT_TRUE(steps);
-        expect_animation_close(*steps, *a, *b);
+        expect_animation_within_one_step(*steps, *a, *b);
     }
 }
 
@@ -154,7 +128,7 @@ TEST(IqeCompileCorpus, MrFixitThroughIqeKeepsGeometryAndAnimation) {
     Warnings w;
     auto steps = iqm::parse(original, LoadOptions{}, w);
     ASSERT_TRUE(steps);
-    expect_animation_close(*steps, *a, *b);
+    expect_animation_within_one_step(*steps, *a, *b);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "formats/iqm/iqm_layout.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/io.hpp"
+#include "formats/anim_compare.hpp"
 #include "test_support.hpp"
 
 namespace rigport::test {
@@ -130,36 +131,6 @@ void expect_same_geometry(const Scene& a, const Scene& b) {
     EXPECT_EQ(a.meta.comment, b.meta.comment);
 }
 
-// Every channel of every frame within one quantization step of the source file's channel scale
-// (tolerance: the larger of the two files' steps, plus float rounding of 1e-6 relative).
-void expect_animation_within_one_step(const iqm::IqmFile& source, const Scene& a, const Scene& b) {
-    ASSERT_EQ(a.animations.size(), b.animations.size());
-    for (size_t i = 0; i < a.animations.size(); ++i) {
-        const Animation& x = a.animations[i];
-        const Animation& y = b.animations[i];
-        EXPECT_EQ(x.name, y.name);
-        EXPECT_EQ(x.frame_rate, y.frame_rate);
-        EXPECT_EQ(x.loop, y.loop);
-        ASSERT_EQ(x.frame_count, y.frame_count);
-        for (uint32_t f = 0; f < x.frame_count; ++f) {
-            auto px = frame_pose(a.skeleton, x, f);
-            auto py = frame_pose(b.skeleton, y, f);
-            ASSERT_EQ(px.size(), py.size());
-            for (size_t j = 0; j < px.size(); ++j) {
-                float vx[10], vy[10];
-                for (int k = 0; k < 3; ++k) vx[k] = px[j].translate[k], vy[k] = py[j].translate[k];
-                for (int k = 0; k < 4; ++k) vx[3 + k] = px[j].rotate[k], vy[3 + k] = py[j].rotate[k];
-                for (int k = 0; k < 3; ++k) vx[7 + k] = px[j].scale[k], vy[7 + k] = py[j].scale[k];
-                for (int k = 0; k < 10; ++k) {
-                    const float step = j < source.poses.size() ? source.poses[j].channelscale[k] : 0.0f;
-                    const float tolerance = step * 1.0001f + std::fabs(vx[k]) * 1e-6f + 1e-7f;
-                    ASSERT_LE(std::fabs(vx[k] - vy[k]), tolerance)
-                        << "animation " << x.name << " frame " << f << " joint " << j << " channel " << k;
-                }
-            }
-        }
-    }
-}
 
 TEST(IqmCorpus, RoundTripKeepsDataAndSecondTripIsByteIdentical) {
     RIGPORT_REQUIRE_CORPUS();
