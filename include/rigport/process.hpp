@@ -35,8 +35,8 @@ std::vector<FrameBounds> compute_frame_bounds(const Scene& scene);
 // True when some vertex has an influence: bounds are written only for such scenes.
 bool has_skinned_vertices(const Scene& scene);
 // Bounds of every mesh skinned by each of several sets of local joint poses (one IQM bounds
-// record per pose set). The vertices are walked once for all the sets, so give a batch of frames
-// (compute_frame_bounds uses 64) rather than one at a time.
+// record per pose set). The vertices are walked once per 64 sets, split over the cores for large
+// meshes, so give a batch of frames (compute_frame_bounds uses 1024) rather than one at a time.
 std::vector<FrameBounds> skinned_bounds(const Scene& scene, const std::vector<std::vector<Transform>>& local_poses);
 
 // ---- transforms (src/process/transform.cpp) -----------------------------------------------

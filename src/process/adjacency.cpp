@@ -60,21 +60,7 @@ struct Endpoints {
     }
 };
 
-// Triangles using an edge: the first two, and how many uses there were in all.
-struct EdgeUses {
-    uint32_t count = 0;
-    uint32_t tri[2] = {no_neighbor, no_neighbor};
-};
-
 }  // namespace
-
-// Open addressing with linear probing over a power-of-two table at most half full: one flat
-// array instead of a node per entry, which made this the slowest step of a compile.
-size_t table_size(size_t entries) {
-    size_t n = 16;
-    while (n < entries * 2) n *= 2;
-    return n;
-}
 
 std::vector<Triangle> compute_adjacency(const Scene& scene) {
     const Endpoints ends(scene);
@@ -112,34 +98,40 @@ std::vector<Triangle> compute_adjacency(const Scene& scene) {
         base += mesh.vertex_count();
     }
 
-    // Edges are unordered: the same edge in the same direction still counts as shared.
-    constexpr uint64_t empty = ~0ull;  // no edge has this key: endpoint ids are < 2^32 - 1
-    const size_t mask = table_size(tris.size() * 3) - 1;
-    std::vector<uint64_t> keys(mask + 1, empty);
-    std::vector<EdgeUses> uses(mask + 1);
-    std::vector<uint32_t> slot_of(tris.size() * 3);  // the edge slot of (triangle, k)
-    for (uint32_t t = 0; t < tris.size(); ++t)
-        for (int k = 0; k < 3; ++k) {
-            const uint32_t a = tris[t][k], b = tris[t][(k + 1) % 3];
-            const uint64_t key = a < b ? (uint64_t(a) << 32) | b : (uint64_t(b) << 32) | a;
-            size_t i = mix(0, key) & mask;
-            while (keys[i] != empty && keys[i] != key) i = (i + 1) & mask;
-            keys[i] = key;
-            EdgeUses& e = uses[i];
-            if (e.count < 2) e.tri[e.count] = t;
-            ++e.count;
-            slot_of[size_t(t) * 3 + k] = uint32_t(i);
-        }
+    // Edges are unordered: the same edge in the same direction still counts as shared. Each
+    // edge (t, k) is filed under its lower endpoint by a counting sort, then each endpoint's few
+    // edges are sorted by the other endpoint: sequential memory instead of a hash table's misses.
+    const uint32_t endpoints = fresh;
+    auto low = [&](uint32_t e) { return std::min(tris[e / 3][e % 3], tris[e / 3][(e + 1) % 3]); };
+    auto high = [&](uint32_t e) { return std::max(tris[e / 3][e % 3], tris[e / 3][(e + 1) % 3]); };
+    const uint32_t edges = uint32_t(tris.size() * 3);
+    std::vector<uint32_t> begin(size_t(endpoints) + 1, 0);
+    for (uint32_t e = 0; e < edges; ++e) ++begin[low(e) + 1];
+    for (uint32_t v = 0; v < endpoints; ++v) begin[v + 1] += begin[v];
+    std::vector<uint32_t> order(edges);
+    {
+        std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
+        for (uint32_t e = 0; e < edges; ++e) order[fill[low(e)]++] = e;
+    }
 
-    std::vector<Triangle> adjacency(tris.size());
-    for (uint32_t t = 0; t < tris.size(); ++t)
-        for (int k = 0; k < 3; ++k) {
-            const EdgeUses& e = uses[slot_of[size_t(t) * 3 + k]];
+    std::vector<Triangle> adjacency(tris.size(), Triangle{no_neighbor, no_neighbor, no_neighbor});
+    for (uint32_t v = 0; v < endpoints; ++v) {
+        auto first = order.begin() + begin[v], last = order.begin() + begin[v + 1];
+        if (last - first < 2) continue;
+        // Edge numbers ascend within the range, so a stable sort keeps the first two uses first.
+        std::stable_sort(first, last, [&](uint32_t a, uint32_t b) { return high(a) < high(b); });
+        for (auto run = first; run != last;) {
+            auto end = run + 1;
+            while (end != last && high(*end) == high(*run)) ++end;
             // Exactly two uses by two different triangles; a degenerate triangle using an edge
             // twice is not its own neighbour.
-            bool shared = e.count == 2 && e.tri[0] != e.tri[1];
-            adjacency[t][k] = shared ? (e.tri[0] == t ? e.tri[1] : e.tri[0]) : no_neighbor;
+            if (end - run == 2 && run[0] / 3 != run[1] / 3) {
+                adjacency[run[0] / 3][run[0] % 3] = run[1] / 3;
+                adjacency[run[1] / 3][run[1] % 3] = run[0] / 3;
+            }
+            run = end;
         }
+    }
     return adjacency;
 }
 

@@ -2,6 +2,7 @@
 // (iqm-iqe.md §1.8, §3.2 step 9).
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
@@ -20,79 +21,144 @@ bool has_skinned_vertices(const Scene& scene) {
 
 namespace {
 
-struct Extent {
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    float xy2 = 0, r2 = 0;
+constexpr size_t lanes = 64;  // frames evaluated together, innermost, so the compiler vectorizes
 
-    void add(float x, float y, float z) {
-        lo[0] = std::min(lo[0], x), lo[1] = std::min(lo[1], y), lo[2] = std::min(lo[2], z);
-        hi[0] = std::max(hi[0], x), hi[1] = std::max(hi[1], y), hi[2] = std::max(hi[2], z);
-        const float xy = x * x + y * y;
-        xy2 = std::max(xy2, xy);
-        r2 = std::max(r2, xy + z * z);
+// Extremes of one batch of frames, one lane per frame (structure of arrays).
+struct Extents {
+    float lo[3][lanes], hi[3][lanes], xy2[lanes], r2[lanes];
+
+    Extents() {
+        for (int k = 0; k < 3; ++k)
+            for (size_t f = 0; f < lanes; ++f) lo[k][f] = INFINITY, hi[k][f] = -INFINITY;
+        for (size_t f = 0; f < lanes; ++f) xy2[f] = r2[f] = 0;
     }
-    FrameBounds bounds() const {
+    void add(const float* x, const float* y, const float* z) {
+        for (size_t f = 0; f < lanes; ++f) {
+            lo[0][f] = x[f] < lo[0][f] ? x[f] : lo[0][f], hi[0][f] = x[f] > hi[0][f] ? x[f] : hi[0][f];
+            lo[1][f] = y[f] < lo[1][f] ? y[f] : lo[1][f], hi[1][f] = y[f] > hi[1][f] ? y[f] : hi[1][f];
+            lo[2][f] = z[f] < lo[2][f] ? z[f] : lo[2][f], hi[2][f] = z[f] > hi[2][f] ? z[f] : hi[2][f];
+            const float xy = x[f] * x[f] + y[f] * y[f], r = xy + z[f] * z[f];
+            xy2[f] = xy > xy2[f] ? xy : xy2[f];
+            r2[f] = r > r2[f] ? r : r2[f];
+        }
+    }
+    void merge(const Extents& o) {  // min and max are exact, so the merge order cannot matter
+        for (size_t f = 0; f < lanes; ++f) {
+            for (int k = 0; k < 3; ++k) lo[k][f] = std::min(lo[k][f], o.lo[k][f]), hi[k][f] = std::max(hi[k][f], o.hi[k][f]);
+            xy2[f] = std::max(xy2[f], o.xy2[f]);
+            r2[f] = std::max(r2[f], o.r2[f]);
+        }
+    }
+    FrameBounds bounds(size_t f) const {
         FrameBounds b;
-        if (lo[0] > hi[0]) return b;  // no vertex
-        for (int k = 0; k < 3; ++k) b.min[k] = lo[k], b.max[k] = hi[k];
-        b.xy_radius = std::sqrt(xy2);
-        b.radius = std::sqrt(r2);
+        if (lo[0][f] > hi[0][f]) return b;  // no vertex
+        for (int k = 0; k < 3; ++k) b.min[k] = lo[k][f], b.max[k] = hi[k][f];
+        b.xy_radius = std::sqrt(xy2[f]);
+        b.radius = std::sqrt(r2[f]);
         return b;
     }
 };
 
-}  // namespace
-
-std::vector<FrameBounds> skinned_bounds(const Scene& scene, const std::vector<std::vector<Transform>>& local_poses) {
-    // The top three rows of every frame's skinning matrices, in float. Walking the vertices once
-    // for the whole batch keeps this compute-bound: frame by frame it was memory-bound, reading
-    // every vertex again for each frame.
-    const size_t frames = local_poses.size();
-    const size_t joints = scene.skeleton.joints.size();
-    std::vector<std::array<float, 12>> rows(frames * joints);
-    for (size_t f = 0; f < frames; ++f) {
-        const auto skinning = skinning_matrices(scene.skeleton, local_poses[f]);
+// The top three rows of each joint's skinning matrix for a batch of frames, in float:
+// rows[(joint * 12 + element) * lanes + frame]. Lanes past the batch repeat its last frame.
+std::vector<float> skinning_rows(const Skeleton& skeleton, const std::vector<std::vector<Transform>>& poses,
+                                 size_t first, size_t count) {
+    const size_t joints = skeleton.joints.size();
+    std::vector<float> rows(joints * 12 * lanes);
+    for (size_t f = 0; f < count; ++f) {
+        const auto skinning = skinning_matrices(skeleton, poses[first + f]);
         for (size_t j = 0; j < joints && j < skinning.size(); ++j)
             for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 4; ++c) rows[f * joints + j][r * 4 + c] = float(skinning[j][c][r]);
+                for (int c = 0; c < 4; ++c) rows[(j * 12 + r * 4 + c) * lanes + f] = float(skinning[j][c][r]);
     }
-    std::vector<Extent> extent(frames);
-    std::vector<Influence> used;
-    for (auto& mesh : scene.meshes) {
-        const auto& skin = mesh.skin;
-        const bool skinned = skin.offsets.size() == mesh.positions.size() + 1;
-        for (uint32_t v = 0; v < mesh.positions.size(); ++v) {
-            const Vec3& p = mesh.positions[v];
-            // The vertex's usable influences with weights normalized once, not once per frame.
-            used.clear();
-            float total = 0;
-            if (skinned)
-                for (uint32_t i = skin.offsets[v]; i < skin.offsets[v + 1]; ++i)
-                    if (skin.influences[i].weight > 0 && skin.influences[i].joint < joints) {
-                        used.push_back(skin.influences[i]);
-                        total += skin.influences[i].weight;
-                    }
-            if (!(total > 0)) {  // unskinned: where it is, in every frame
-                for (auto& e : extent) e.add(p[0], p[1], p[2]);
-                continue;
-            }
-            for (auto& inf : used) inf.weight /= total;
-            for (size_t f = 0; f < frames; ++f) {
-                const auto* frame_rows = rows.data() + f * joints;
-                float sx = 0, sy = 0, sz = 0;
-                for (const Influence& inf : used) {
-                    const float* m = frame_rows[inf.joint].data();
-                    sx += inf.weight * (m[0] * p[0] + m[1] * p[1] + m[2] * p[2] + m[3]);
-                    sy += inf.weight * (m[4] * p[0] + m[5] * p[1] + m[6] * p[2] + m[7]);
-                    sz += inf.weight * (m[8] * p[0] + m[9] * p[1] + m[10] * p[2] + m[11]);
+    for (size_t i = 0; i < joints * 12; ++i)
+        for (size_t f = count; f < lanes; ++f) rows[i * lanes + f] = rows[i * lanes + count - 1];
+    return rows;
+}
+
+// A vertex with its usable influences, weights normalized once rather than once per frame.
+struct SkinnedVertex {
+    Vec3 position;
+    uint32_t first = 0, count = 0;  // into the influence list; count 0 = unskinned
+};
+
+struct SkinnedVertices {
+    std::vector<SkinnedVertex> vertices;
+    std::vector<Influence> influences;
+
+    SkinnedVertices(const Scene& scene, size_t joints) {
+        for (auto& mesh : scene.meshes) {
+            const auto& skin = mesh.skin;
+            const bool skinned = skin.offsets.size() == mesh.positions.size() + 1;
+            for (uint32_t v = 0; v < mesh.positions.size(); ++v) {
+                SkinnedVertex sv{mesh.positions[v], uint32_t(influences.size()), 0};
+                float total = 0;
+                if (skinned)
+                    for (uint32_t i = skin.offsets[v]; i < skin.offsets[v + 1]; ++i)
+                        if (skin.influences[i].weight > 0 && skin.influences[i].joint < joints) {
+                            influences.push_back(skin.influences[i]);
+                            total += skin.influences[i].weight;
+                        }
+                if (total > 0) {
+                    sv.count = uint32_t(influences.size() - sv.first);
+                    for (uint32_t i = sv.first; i < influences.size(); ++i) influences[i].weight /= total;
+                } else {
+                    influences.resize(sv.first);  // unskinned: where it is, in every frame
                 }
-                extent[f].add(sx, sy, sz);
+                vertices.push_back(sv);
             }
         }
     }
+};
+
+// Built for AVX2 as well as the baseline, chosen at load time: twice the lanes per instruction.
+__attribute__((target_clones("avx2", "default")))
+void extend(Extents& e, const SkinnedVertices& sv, size_t begin, size_t end, const std::vector<float>& rows) {
+    alignas(64) float x[lanes], y[lanes], z[lanes];
+    for (size_t v = begin; v < end; ++v) {
+        const SkinnedVertex& vert = sv.vertices[v];
+        const float px = vert.position[0], py = vert.position[1], pz = vert.position[2];
+        if (vert.count == 0) {
+            for (size_t f = 0; f < lanes; ++f) x[f] = px, y[f] = py, z[f] = pz;
+        } else {
+            for (size_t f = 0; f < lanes; ++f) x[f] = y[f] = z[f] = 0;
+            for (uint32_t i = vert.first; i < vert.first + vert.count; ++i) {
+                const float w = sv.influences[i].weight;
+                const float* m = rows.data() + size_t(sv.influences[i].joint) * 12 * lanes;
+                for (size_t f = 0; f < lanes; ++f) {
+                    x[f] += w * (m[0 * lanes + f] * px + m[1 * lanes + f] * py + m[2 * lanes + f] * pz + m[3 * lanes + f]);
+                    y[f] += w * (m[4 * lanes + f] * px + m[5 * lanes + f] * py + m[6 * lanes + f] * pz + m[7 * lanes + f]);
+                    z[f] += w * (m[8 * lanes + f] * px + m[9 * lanes + f] * py + m[10 * lanes + f] * pz + m[11 * lanes + f]);
+                }
+            }
+        }
+        e.add(x, y, z);
+    }
+}
+
+}  // namespace
+
+std::vector<FrameBounds> skinned_bounds(const Scene& scene, const std::vector<std::vector<Transform>>& local_poses) {
+    const SkinnedVertices sv(scene, scene.skeleton.joints.size());
+    const size_t n = sv.vertices.size();
+    // Vertices split over the cores when there is enough work; each part keeps its own
+    // extremes, merged exactly afterwards, so the result does not depend on the split.
+    const size_t parts = std::clamp<size_t>(std::min<size_t>(std::thread::hardware_concurrency(), 8), 1,
+                                            std::max<size_t>(1, n * local_poses.size() / (1u << 18)));
     std::vector<FrameBounds> out;
-    out.reserve(frames);
-    for (auto& e : extent) out.push_back(e.bounds());
+    out.reserve(local_poses.size());
+    for (size_t first = 0; first < local_poses.size(); first += lanes) {
+        const size_t count = std::min(lanes, local_poses.size() - first);
+        const auto rows = skinning_rows(scene.skeleton, local_poses, first, count);
+        std::vector<Extents> extents(parts);
+        std::vector<std::thread> workers;
+        for (size_t p = 1; p < parts; ++p)
+            workers.emplace_back([&, p] { extend(extents[p], sv, n * p / parts, n * (p + 1) / parts, rows); });
+        extend(extents[0], sv, 0, n / parts, rows);
+        for (auto& w : workers) w.join();
+        for (size_t p = 1; p < parts; ++p) extents[0].merge(extents[p]);
+        for (size_t f = 0; f < count; ++f) out.push_back(extents[0].bounds(f));
+    }
     return out;
 }
 
@@ -105,7 +171,7 @@ std::vector<FrameBounds> compute_frame_bounds(const Scene& scene) {
         std::vector<std::vector<Transform>> batch;
         for (uint64_t f = 0; f < frames; ++f) {
             batch.push_back(frame_pose(scene.skeleton, anim, uint32_t(f)));
-            if (batch.size() == 64 || f + 1 == frames) {
+            if (batch.size() == 1024 || f + 1 == frames) {
                 for (auto& b : skinned_bounds(scene, batch)) out.push_back(b);
                 batch.clear();
             }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <cstddef>
 
 #include "rigport/scene.hpp"
 
@@ -39,6 +40,14 @@ inline uint32_t float_bits(float f) {
     uint32_t b;
     std::memcpy(&b, &f, 4);
     return b;
+}
+
+// Slots for an open-addressing table with linear probing, at most half full (power of two):
+// one flat array instead of a node per entry, which made hashing the slowest part of a compile.
+inline size_t table_size(size_t entries) {
+    size_t n = 16;
+    while (n < entries * 2) n *= 2;
+    return n;
 }
 
 }  // namespace rigport::detail

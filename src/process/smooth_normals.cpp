@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <numbers>
+#include <span>
 #include <unordered_map>
 
 #include "process/vertex_streams.hpp"
@@ -45,6 +46,9 @@ struct Corners {
     std::vector<const TriangleSmoothing*> state;
 
     Corners(const Scene& s, const std::vector<MeshSmoothing>& sm) : scene(s), smoothing(sm) {
+        const size_t n = s.triangle_count();
+        tri_mesh.reserve(n), tri_local.reserve(n), face_normal.reserve(n), unit_normal.reserve(n);
+        min_dot.reserve(n), state.reserve(n);
         for (uint32_t m = 0; m < s.meshes.size(); ++m) {
             const Mesh& mesh = s.meshes[m];
             for (uint32_t t = 0; t < mesh.triangles.size(); ++t) {
@@ -120,25 +124,57 @@ struct Corners {
     }
 };
 
-// Corners at exactly equal positions, bucket by bucket (each bucket in corner order).
-std::vector<std::vector<uint32_t>> position_buckets(const Corners& corners) {
-    auto hash = [&](uint32_t c) {
-        uint64_t h = 0;
-        for (float x : corners.position(c)) h = mix(h, float_bits(x));
-        return size_t(h);
-    };
-    auto equal = [&](uint32_t a, uint32_t b) { return corners.position(a) == corners.position(b); };
-    std::unordered_map<uint32_t, uint32_t, decltype(hash), decltype(equal)> ids(corners.count(), hash, equal);
-    std::vector<std::vector<uint32_t>> buckets;
-    for (uint32_t c = 0; c < corners.count(); ++c) {
-        auto [it, inserted] = ids.emplace(c, uint32_t(buckets.size()));
-        if (inserted) buckets.emplace_back();
-        buckets[it->second].push_back(c);
-    }
-    return buckets;
-}
+// Corners at exactly equal positions, bucket by bucket (each bucket in corner order), as one
+// flat list: bucket b is corners[begin[b] .. begin[b + 1]). Positions are told apart per vertex
+// (a vertex's corners share its position) in a flat open-addressing table, not per corner.
+struct PositionBuckets {
+    std::vector<uint32_t> begin, corners;
 
-void unite_bucket(const Corners& corners, const std::vector<uint32_t>& bucket, UnionFind& sets) {
+    explicit PositionBuckets(const Corners& c) {
+        std::vector<const Vec3*> vertex_position;  // global vertex -> its position
+        std::vector<uint32_t> mesh_base;
+        for (auto& mesh : c.scene.meshes) {
+            mesh_base.push_back(uint32_t(vertex_position.size()));
+            for (auto& p : mesh.positions) vertex_position.push_back(&p);
+        }
+        const size_t mask = table_size(vertex_position.size()) - 1;
+        constexpr uint32_t empty = ~0u;
+        std::vector<uint32_t> slot(mask + 1, empty);  // first vertex with that position
+        std::vector<uint32_t> bucket_of_vertex(vertex_position.size());
+        uint32_t buckets = 0;
+        for (uint32_t v = 0; v < vertex_position.size(); ++v) {
+            const Vec3& p = *vertex_position[v];
+            uint64_t h = 0;
+            for (float x : p) h = mix(h, float_bits(x));
+            for (size_t i = h & mask;; i = (i + 1) & mask) {
+                if (slot[i] == empty) {
+                    slot[i] = v;
+                    bucket_of_vertex[v] = buckets++;
+                    break;
+                }
+                if (*vertex_position[slot[i]] == p) {
+                    bucket_of_vertex[v] = bucket_of_vertex[slot[i]];
+                    break;
+                }
+            }
+        }
+        // Counting sort of the corners by bucket keeps corner order within each bucket.
+        std::vector<uint32_t> bucket(c.count());
+        begin.assign(buckets + 1, 0);
+        for (uint32_t k = 0; k < c.count(); ++k) {
+            bucket[k] = bucket_of_vertex[mesh_base[c.tri_mesh[k / 3]] + c.vertex(k)];
+            ++begin[bucket[k] + 1];
+        }
+        for (uint32_t b = 0; b < buckets; ++b) begin[b + 1] += begin[b];
+        corners.resize(c.count());
+        std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
+        for (uint32_t k = 0; k < c.count(); ++k) corners[fill[bucket[k]]++] = k;
+    }
+    size_t size() const { return begin.size() - 1; }
+    std::span<const uint32_t> operator[](size_t b) const { return {corners.data() + begin[b], begin[b + 1] - begin[b]}; }
+};
+
+void unite_bucket(const Corners& corners, std::span<const uint32_t> bucket, UnionFind& sets) {
     bool keyed = std::all_of(bucket.begin(), bucket.end(), [&](uint32_t c) { return corners.keyed_only(c); });
     if (keyed) {
         // Linear in the bucket for the usual case (a vertex shared by many faces, default state):
@@ -170,7 +206,8 @@ void generate_normals(Scene& scene, const std::vector<MeshSmoothing>& smoothing)
     {
         const Corners corners(scene, smoothing);
         UnionFind sets(corners.count());
-        for (auto& bucket : position_buckets(corners)) unite_bucket(corners, bucket, sets);
+        const PositionBuckets buckets(corners);
+        for (size_t b = 0; b < buckets.size(); ++b) unite_bucket(corners, buckets[b], sets);
 
         root.resize(corners.count());
         std::vector<D3> sum(corners.count());

@@ -87,7 +87,7 @@ std::vector<FrameBounds> decoded_bounds(const Scene& scene, const Frames& decode
             const auto& c = decoded[i + j];
             pose[j] = Transform{{c[0], c[1], c[2]}, {c[3], c[4], c[5], c[6]}, {c[7], c[8], c[9]}};
         }
-        if (batch.size() == 64 || i + 2 * joints > decoded.size()) {
+        if (batch.size() == 1024 || i + 2 * joints > decoded.size()) {
             for (auto& b : skinned_bounds(scene, batch)) out.push_back(b);
             batch.clear();
         }
