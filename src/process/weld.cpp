@@ -1,6 +1,5 @@
 // Vertex welding: merges vertices whose every attribute is bit-for-bit equal (iqm-iqe.md §3.2 step 4).
 #include <cstring>
-#include <unordered_map>
 
 #include "process/vertex_streams.hpp"
 #include "process/process_util.hpp"
@@ -89,17 +88,25 @@ struct VertexKey {
 void weld_mesh(Mesh& mesh) {
     const uint32_t n = mesh.vertex_count();
     const VertexKey key{mesh};
-    auto hash = [&](uint32_t v) { return size_t(key.hash(v)); };
-    auto equal = [&](uint32_t a, uint32_t b) { return key.equal(a, b); };
-    std::unordered_map<uint32_t, uint32_t, decltype(hash), decltype(equal)> first(n, hash, equal);
+    const size_t mask = table_size(n) - 1;
+    constexpr uint32_t empty = ~0u;
+    std::vector<uint32_t> slot(mask + 1, empty);  // the first old vertex with those attributes
 
     std::vector<uint32_t> remap(n);  // old vertex -> new vertex
     std::vector<uint32_t> source;    // new vertex -> the old vertex that won it
-    for (uint32_t v = 0; v < n; ++v) {
-        auto [it, inserted] = first.emplace(v, uint32_t(source.size()));
-        if (inserted) source.push_back(v);
-        remap[v] = it->second;
-    }
+    for (uint32_t v = 0; v < n; ++v)
+        for (size_t i = key.hash(v) & mask;; i = (i + 1) & mask) {
+            if (slot[i] == empty) {
+                slot[i] = v;
+                remap[v] = uint32_t(source.size());
+                source.push_back(v);
+                break;
+            }
+            if (key.equal(slot[i], v)) {
+                remap[v] = remap[slot[i]];
+                break;
+            }
+        }
     if (source.size() == n) return;
 
     detail::gather_vertices(mesh, source);

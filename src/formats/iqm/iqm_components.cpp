@@ -89,23 +89,57 @@ bool is_signed(ComponentType type) {
 
 }  // namespace
 
-void encode_component(double raw, ComponentType type, std::vector<uint8_t>& out) {
-    uint64_t bits = 0;
+namespace {
+
+// The stored bits of one raw number in the component type (integers rounded and clamped).
+uint64_t component_bits(double raw, ComponentType type) {
     if (is_integer(type)) {
         const IntRange r = int_range(type);
-        double v = std::isnan(raw) ? 0.0 : std::fmin(std::fmax(std::nearbyint(raw), r.lo), r.hi);
-        bits = static_cast<uint64_t>(static_cast<int64_t>(v));
-    } else if (type == ComponentType::Half) {
-        bits = float_to_half(static_cast<float>(raw));
-    } else if (type == ComponentType::Float32) {
+        double v = std::isnan(raw) ? 0.0 : std::nearbyint(raw);
+        v = v < r.lo ? r.lo : v > r.hi ? r.hi : v;
+        return static_cast<uint64_t>(static_cast<int64_t>(v));
+    }
+    if (type == ComponentType::Half) return float_to_half(static_cast<float>(raw));
+    if (type == ComponentType::Float32) {
         float f = static_cast<float>(raw);
         uint32_t u;
         std::memcpy(&u, &f, 4);
-        bits = u;
-    } else {
-        std::memcpy(&bits, &raw, 8);
+        return u;
     }
-    for (uint32_t i = 0; i < component_size(type); ++i) out.push_back(static_cast<uint8_t>(bits >> (8 * i)));
+    uint64_t bits;
+    std::memcpy(&bits, &raw, 8);
+    return bits;
+}
+
+}  // namespace
+
+void encode_component(double raw, ComponentType type, std::vector<uint8_t>& out) {
+    encode_components(&raw, 1, type, out);
+}
+
+namespace {
+
+template <uint32_t Size>
+void encode_sized(const double* raw, size_t count, ComponentType type, uint8_t* out) {
+    for (size_t i = 0; i < count; ++i) {
+        const uint64_t bits = component_bits(raw[i], type);
+        for (uint32_t b = 0; b < Size; ++b) out[i * Size + b] = static_cast<uint8_t>(bits >> (8 * b));
+    }
+}
+
+}  // namespace
+
+void encode_components(const double* raw, size_t count, ComponentType type, std::vector<uint8_t>& out) {
+    const uint32_t size = component_size(type);
+    const size_t at = out.size();
+    out.resize(at + count * size);  // one allocation, not one push_back per byte
+    uint8_t* p = out.data() + at;
+    switch (size) {  // the byte count known at compile time: the inner loop becomes a store
+        case 1: return encode_sized<1>(raw, count, type, p);
+        case 2: return encode_sized<2>(raw, count, type, p);
+        case 4: return encode_sized<4>(raw, count, type, p);
+        default: return encode_sized<8>(raw, count, type, p);
+    }
 }
 
 double normalize_component(double raw, ComponentType type) {

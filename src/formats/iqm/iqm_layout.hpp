@@ -150,6 +150,7 @@ void validate(std::span<const uint8_t> bytes, const LoadOptions& options, Valida
 // Component encode/decode in the compiler's normalization (iqm-iqe.md §1.5).
 double decode_component(std::span<const uint8_t> bytes, ComponentType type);  // raw number
 void encode_component(double raw, ComponentType type, std::vector<uint8_t>& out);  // raw number, clamped
+void encode_components(const double* raw, size_t count, ComponentType type, std::vector<uint8_t>& out);
 double normalize_component(double raw, ComponentType type);   // integer -> [-1,1] / [0,1]
 double denormalize_component(double value, ComponentType type);  // the compiler's rounding
 float half_to_float(uint16_t h);

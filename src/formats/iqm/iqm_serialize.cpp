@@ -106,7 +106,9 @@ std::vector<uint8_t> serialize(const IqmFile& file) {
         const auto type = ComponentType(std::min(va.format, max_format));
         pad_to(w, l.array_offsets[a]);
         const uint64_t count = uint64_t(h.num_vertexes) * va.size;
-        for (uint64_t i = 0; i < count; ++i) encode_component(i < va.values.size() ? va.values[i] : 0.0, type, w.bytes());
+        const uint64_t stored = std::min<uint64_t>(count, va.values.size());
+        encode_components(va.values.data(), stored, type, w.bytes());
+        w.bytes().resize(w.bytes().size() + (count - stored) * component_size(type));  // missing values are 0
     }
     w.pad_to(4);
 
