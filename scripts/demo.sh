@@ -23,5 +23,7 @@ run info out/sample.iqm
 run validate out/sample.iqm
 run convert out/sample.iqm -o out/sample_scaled.iqm -s 2 -v
 run info --json out/sample_scaled.iqm
+run convert out/sample.iqm -o out/sample.glb -v
 echo
-echo "demo: wrote out/sample.iqm and out/sample_scaled.iqm"
+echo "demo: wrote out/sample.iqm (and its texture out/sample.png), out/sample_scaled.iqm and out/sample.glb"
+echo "      (out/sample.glb opens in Blender, three.js or any glTF viewer: skinned, textured, 2 animations)"

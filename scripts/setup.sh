@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
-# Installs everything rigport's build and tests need on a fresh Debian 12 machine (apt only).
-# Packages already installed are skipped, so a re-run costs a few dpkg queries.
+# Installs everything rigport's build and tests need on a fresh Debian 12 machine: apt packages,
+# node + npm (Debian's, only when missing), and the pinned JS test oracles in tests/js (npm ci).
+# Everything already in place is skipped, so a re-run costs a few dpkg queries and one hash.
 set -euo pipefail
 
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
 packages=(
-  build-essential cmake ninja-build g++
+  build-essential cmake ninja-build g++ pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libglm-dev libmeshoptimizer-dev libsimdjson-dev libstb-dev libpugixml-dev libfast-float-dev
   clang-14 libclang-rt-14-dev
   assimp-utils libassimp-dev libcal3d12-dev
 )
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  sudo=(sudo)
+fi
+
+# node and npm run the glTF oracles (tests/js). A node from elsewhere on PATH is kept as it is.
+if ! command -v node >/dev/null 2>&1; then packages+=(nodejs); fi
+if ! command -v npm >/dev/null 2>&1; then packages+=(npm); fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -22,14 +34,27 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages already installed"
-  exit 0
+else
+  echo "setup: installing ${missing[*]}"
+  "${sudo[@]}" apt-get update
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-sudo=()
-if [ "$(id -u)" -ne 0 ]; then
-  sudo=(sudo)
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+if [ "$node_major" -lt 18 ]; then
+  echo "setup: node $(node --version) is too old for tests/js; need >= 18" >&2
+  exit 1
 fi
 
-echo "setup: installing ${missing[*]}"
-"${sudo[@]}" apt-get update
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+# The JS oracles: npm ci from the committed lock, skipped while node_modules was installed from
+# this very lock (the stamp holds its hash), so re-runs are fast and need no network.
+js="$root/tests/js"
+stamp="$js/node_modules/.rigport-lock.sha256"
+lock_hash="$(sha256sum "$js/package-lock.json" | cut -d' ' -f1)"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_hash" ]; then
+  echo "setup: tests/js/node_modules up to date"
+else
+  echo "setup: npm ci in tests/js"
+  npm ci --prefix "$js" --no-audit --no-fund
+  echo "$lock_hash" >"$stamp"
+fi

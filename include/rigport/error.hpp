@@ -65,6 +65,10 @@ enum class WarningCode : uint16_t {
     ExtensionCountMismatch, // list length differs from num_extensions
     DroppedData,            // the target format cannot hold something the scene has
     UnknownCommand,         // text formats: unknown keyword
+    ImageFormatNotGltf,     // glTF: an image that is not PNG or JPEG (the only core formats)
+    InvalidNormal,          // a zero or non-finite normal / tangent replaced by a unit fallback
+    UnweightedVertex,       // a skinned mesh's vertex without influences, bound to a fallback joint
+    TextureNotFound,        // a material's texture file is not where the model says
     Other,
 };
 

@@ -21,7 +21,8 @@ struct FormatInfo {
     // True when the bytes are this format (magic and version), whatever the file is called.
     bool (*detect)(std::span<const uint8_t> bytes) = nullptr;
     Expected<Scene> (*read)(std::span<const uint8_t> bytes, const LoadOptions& options) = nullptr;
-    Expected<std::vector<uint8_t>> (*write)(const Scene& scene, const SaveOptions& options) = nullptr;
+    // path names the output (its extension may pick a variant, its stem names side files).
+    Expected<Output> (*write)(const Scene& scene, const std::string& path, const SaveOptions& options) = nullptr;
     // Format-specific structural checks, added to the report (may be null).
     void (*validate)(std::span<const uint8_t> bytes, const LoadOptions& options, ValidationReport& report) = nullptr;
 };

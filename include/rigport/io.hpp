@@ -19,12 +19,49 @@ struct LoadOptions {
     uint64_t max_frames = 1ull << 20;       // animation frames of a frame-based file
 };
 
+// An image for a glTF material map, resolved by the caller (found on disk, converted to PNG ...).
+// The writer matches it to a map by source_uri (TextureMap::uri exactly as the scene holds it):
+// bytes given -> embedded (a bufferView with mime_type); only uri given -> referenced by that uri;
+// both empty -> the material is written without that image. A map with no entry is referenced by
+// its source uri as written (with a warning unless it names a PNG or JPEG file).
+struct GltfImage {
+    std::string source_uri;
+    std::string uri;        // relative to the output's folder, unencoded (the writer percent-encodes)
+    std::string mime_type;  // "image/png" or "image/jpeg"; empty = sniffed from bytes
+    std::vector<uint8_t> bytes;
+};
+
+// glTF 2.0 writer options (formats/gltf.md §1-§5).
+struct GltfOptions {
+    // Bake: a Z-up (or X-up) scene is turned Y-up in the data (convert_to_y_up); Root: data stays
+    // in source space under one axis-root node carrying the rotation. Y-up / unknown: no rotation.
+    enum class AxisMode : uint8_t { Bake, Root };
+    AxisMode axis = AxisMode::Bake;
+    // Looping frame-based animations get a copy of key 0 at frame_count / frame_rate (§4.5).
+    bool loop_key = false;
+    // .gltf: the buffer goes inline as a base64 data: URI instead of a <stem>.bin side file.
+    // save_bytes() sets it, since it returns one file only.
+    bool embed_buffer = false;
+    std::vector<GltfImage> images;
+};
+
 struct SaveOptions {
     std::string format;  // registry name; empty = from the output extension
     // IQM: write joints (with names) even for a file without meshes (the compiler's -j).
     bool force_joints = false;
     // Where a writer reports what the target format cannot hold (null = not reported).
     Warnings* warnings = nullptr;
+    GltfOptions gltf;
+};
+
+// A writer's result: the main file's bytes plus files that go beside it (a .gltf's .bin).
+struct OutputFile {
+    std::string name;  // relative to the main output's folder
+    std::vector<uint8_t> bytes;
+};
+struct Output {
+    std::vector<uint8_t> bytes;
+    std::vector<OutputFile> side_files;
 };
 
 Expected<std::vector<uint8_t>> read_file(const std::string& path, uint64_t max_bytes = 1ull << 31);
@@ -38,8 +75,16 @@ Expected<Scene> load(const std::string& path, const LoadOptions& options = {});
 Expected<Scene> load_bytes(std::span<const uint8_t> bytes, const std::string& path,
                            const LoadOptions& options = {});
 
+// The writer's output for path (format from options.format, else path's extension), in memory.
+Expected<Output> save_output(const Scene& scene, const std::string& path, const SaveOptions& options = {});
+// One file in memory: as save_output with gltf.embed_buffer set, so a .gltf carries its buffer
+// inline; a writer that still produces side files is an Unsupported error.
 Expected<std::vector<uint8_t>> save_bytes(const Scene& scene, const std::string& path,
                                           const SaveOptions& options = {});
+// Writes the side files (each atomically, beside path), then the main file; the first failure is
+// returned and the main file is then not written.
+Status write_output(const std::string& path, const Output& output);
+// save_output + write_output.
 Status save(const Scene& scene, const std::string& path, const SaveOptions& options = {});
 
 }  // namespace rigport

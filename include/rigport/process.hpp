@@ -50,6 +50,19 @@ struct TransformOptions {
 };
 void apply_transform(Scene& scene, const TransformOptions& options);
 
+// ---- axis conversion (src/process/axis.cpp) -------------------------------------------------
+// Turns a Z-up scene Y-up with the exact proper rotation (x,y,z) -> (x,z,-y), -90 degrees about X
+// (formats/gltf.md §1, choice A), and an X-up scene with (x,y,z) -> (-y,x,z), +90 degrees about Z.
+// Positions, normals, tangent xyz and morph deltas are permuted (no rounding); root joints' bind
+// translate / rotate and their translation / rotation keys are pre-multiplied (t' = C t,
+// q' = c (x) q, renormalized), so children follow; scales, tangent w, winding and custom arrays
+// are unchanged. stored_bounds (measured in the old axes) are cleared. Sets meta.up = Y; a scene
+// already Y-up or of unknown up axis is left as it is.
+void convert_to_y_up(Scene& scene);
+// The rotation convert_to_y_up applies to a scene with this up axis (x y z w); identity for Y /
+// Unknown.
+Quat y_up_rotation(UpAxis up);
+
 // ---- IQM channel quantization (src/process/quantize.cpp) ----------------------------------
 // Per pose and channel over all frames of all animations: offset = min, scale = (max-min)/65535,
 // u16 = uint16(0.5f + (v-min)/scale) clamped; constant channels (max-min < 1e-10) get scale 0 and

@@ -5,6 +5,7 @@
 #include "rigport/compile.hpp"
 #include "rigport/error.hpp"
 #include "rigport/formats.hpp"
+#include "rigport/images.hpp"
 #include "rigport/io.hpp"
 #include "rigport/process.hpp"
 #include "rigport/sample.hpp"

@@ -2,6 +2,9 @@
 // its main job on a fresh machine with no input of the user's.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "rigport/scene.hpp"
 
 namespace rigport {
@@ -13,5 +16,9 @@ namespace rigport {
 // rotation tracks and a root translation track) and "pulse" (10 fps, 11 frames, not looping;
 // animated uniform scale). It passes check_invariants() and validates without warnings.
 Scene make_sample_scene();
+
+// The sample's texture "sample.png" as PNG bytes: a 64x64 checkerboard, deterministic. The CLI
+// embeds it in glTF output so the sample renders textured without a file beside it.
+std::vector<uint8_t> make_sample_texture();
 
 }  // namespace rigport

@@ -51,6 +51,10 @@ const char* to_string(WarningCode code) {
         case WarningCode::ExtensionCountMismatch: return "extension-count-mismatch";
         case WarningCode::DroppedData: return "dropped-data";
         case WarningCode::UnknownCommand: return "unknown-command";
+        case WarningCode::ImageFormatNotGltf: return "image-format-not-gltf";
+        case WarningCode::InvalidNormal: return "invalid-normal";
+        case WarningCode::UnweightedVertex: return "unweighted-vertex";
+        case WarningCode::TextureNotFound: return "texture-not-found";
         case WarningCode::Other: return "other";
     }
     return "other";

@@ -1,6 +1,8 @@
 // The built-in sample scene: a tapered, capped, skinned cylinder with two animations, made by code.
 #include "rigport/sample.hpp"
 
+#include <stb_image_write.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -245,6 +247,28 @@ Scene make_sample_scene() {
         {Attribute::Color, 0, ComponentType::UInt8, 4},
     };
     return scene;
+}
+
+}  // namespace rigport
+
+namespace rigport {
+
+std::vector<uint8_t> make_sample_texture() {
+    constexpr int size = 64, cell = 8;
+    std::vector<uint8_t> rgb(size * size * 3);
+    for (int y = 0; y < size; ++y)
+        for (int x = 0; x < size; ++x) {
+            const bool light = ((x / cell) + (y / cell)) % 2 == 0;
+            uint8_t* p = &rgb[(y * size + x) * 3];
+            p[0] = light ? 230 : 40, p[1] = light ? 200 : 90, p[2] = light ? 120 : 160;
+        }
+    std::vector<uint8_t> png;
+    auto append = [](void* context, void* data, int n) {
+        auto* out = static_cast<std::vector<uint8_t>*>(context);
+        out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + n);
+    };
+    stbi_write_png_to_func(append, &png, size, size, 3, rgb.data(), size * 3);
+    return png;
 }
 
 }  // namespace rigport

@@ -3,16 +3,34 @@
 #include <cctype>
 #include <string>
 
+#include "formats/gltf/gltf_layout.hpp"
 #include "formats/iqe/iqe_layout.hpp"
 #include "formats/iqm/iqm_layout.hpp"
 #include "rigport/formats.hpp"
 
 namespace rigport {
 
+namespace {
+
+// A single-file writer as a registry writer: no side files, the path is not needed.
+template <Expected<std::vector<uint8_t>> (*Write)(const Scene&, const SaveOptions&)>
+Expected<Output> single_file(const Scene& scene, const std::string&, const SaveOptions& options) {
+    auto bytes = Write(scene, options);
+    if (!bytes) return bytes.error();
+    return Output{std::move(*bytes), {}};
+}
+
+}  // namespace
+
 const std::vector<FormatInfo>& formats() {
     static const std::vector<FormatInfo> list = {
-        FormatInfo{"iqm", "Inter-Quake Model (binary), v1 and v2", {".iqm"}, &iqm::detect, &iqm::read, &iqm::write, &iqm::validate},
-        FormatInfo{"iqe", "Inter-Quake Export (text)", {".iqe"}, &iqe::detect, &iqe::read, &iqe::write, nullptr},
+        FormatInfo{"iqm", "Inter-Quake Model (binary), v1 and v2", {".iqm"}, &iqm::detect, &iqm::read, &single_file<&iqm::write>, &iqm::validate},
+        FormatInfo{"iqe", "Inter-Quake Export (text)", {".iqe"}, &iqe::detect, &iqe::read, &single_file<&iqe::write>, nullptr},
+        // .glb -> binary container; anything else -> JSON with a <stem>.bin buffer. Detected by the
+        // GLB header only: JSON is never claimed by content.
+        FormatInfo{"gltf", "glTF 2.0 (.gltf JSON + .bin, or .glb binary)", {".gltf", ".glb"}, &gltf::detect, nullptr, &gltf::write, nullptr},
+        // The same writer forced to GLB whatever the output is called (--format glb).
+        FormatInfo{"glb", "glTF 2.0 binary container (writes GLB whatever the extension)", {}, nullptr, nullptr, &gltf::write_glb, nullptr},
     };
     return list;
 }

@@ -1,6 +1,8 @@
 // load() and save(): read the file, pick the format from content (then extension), dispatch.
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 
@@ -46,7 +48,7 @@ Expected<Scene> load(const std::string& path, const LoadOptions& options) {
     return load_bytes(*bytes, path, options);
 }
 
-Expected<std::vector<uint8_t>> save_bytes(const Scene& scene, const std::string& path, const SaveOptions& options) {
+Expected<Output> save_output(const Scene& scene, const std::string& path, const SaveOptions& options) {
     const FormatInfo* f = options.format.empty() ? find_format_by_extension(path) : find_format(options.format);
     if (!f)
         return with_path(make_error(options.format.empty() ? ErrorCode::UnknownFormat : ErrorCode::InvalidArgument,
@@ -54,15 +56,34 @@ Expected<std::vector<uint8_t>> save_bytes(const Scene& scene, const std::string&
                                                            : fmt::format("unknown format '{}'", options.format)),
                          path);
     if (!f->write) return with_path(make_error(ErrorCode::Unsupported, fmt::format("writing {} is not supported yet", f->name)), path);
-    auto bytes = f->write(scene, options);
-    if (!bytes) return with_path(bytes.error(), path);
-    return bytes;
+    auto out = f->write(scene, path, options);
+    if (!out) return with_path(out.error(), path);
+    return out;
+}
+
+Expected<std::vector<uint8_t>> save_bytes(const Scene& scene, const std::string& path, const SaveOptions& options) {
+    SaveOptions one_file = options;
+    one_file.gltf.embed_buffer = true;
+    auto out = save_output(scene, path, one_file);
+    if (!out) return out.error();
+    if (!out->side_files.empty())
+        return with_path(make_error(ErrorCode::Unsupported, fmt::format("this output needs a side file ('{}'); use save()",
+                                                                        out->side_files.front().name)),
+                         path);
+    return std::move(out->bytes);
+}
+
+Status write_output(const std::string& path, const Output& output) {
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    for (auto& side : output.side_files)
+        if (auto st = write_file_atomic((folder / side.name).string(), side.bytes); !st) return st;
+    return write_file_atomic(path, output.bytes);
 }
 
 Status save(const Scene& scene, const std::string& path, const SaveOptions& options) {
-    auto bytes = save_bytes(scene, path, options);
-    if (!bytes) return bytes.error();
-    return write_file_atomic(path, *bytes);
+    auto out = save_output(scene, path, options);
+    if (!out) return out.error();
+    return write_output(path, *out);
 }
 
 }  // namespace rigport

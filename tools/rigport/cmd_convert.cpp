@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "cli.hpp"
@@ -20,6 +21,10 @@ struct ConvertArgs {
     std::optional<std::string> meshtrans;
     bool force_joints = false;
     bool verbose = false;
+    std::string axis = "bake";  // glTF: bake | root
+    bool loop_key = false;      // glTF: key 0 again at the end of looping animations
+    std::string images = "auto";  // glTF: auto | reference | embed | none
+    bool convert_images = false;  // glTF: TGA and other non-core images -> embedded PNG
 };
 
 // "X,Y,Z" (or a single number when single_means_z: the reference compiler's -t Z) -> finite floats.
@@ -136,6 +141,20 @@ int run_convert(const ConvertArgs& a) {
         }
         transform.meshtrans = *v;
     }
+    if (a.axis != "bake" && a.axis != "root") {
+        print_error(fmt::format("--axis '{}': expected bake or root", a.axis));
+        return exit_usage;
+    }
+    ImageOptions images;
+    if (a.images == "auto") images.mode = ImageOptions::Mode::Auto;
+    else if (a.images == "reference") images.mode = ImageOptions::Mode::Reference;
+    else if (a.images == "embed") images.mode = ImageOptions::Mode::Embed;
+    else if (a.images == "none") images.mode = ImageOptions::Mode::None;
+    else {
+        print_error(fmt::format("--images '{}': expected auto, reference, embed or none", a.images));
+        return exit_usage;
+    }
+    images.convert = a.convert_images;
     int code = exit_ok;
     const FormatInfo* out_format = choose_output_format(a.output, a.format, code);
     if (!out_format) return code;
@@ -160,19 +179,32 @@ int run_convert(const ConvertArgs& a) {
     save_options.format = std::string(out_format->name);
     save_options.force_joints = a.force_joints;
     save_options.warnings = &write_warnings;
-    auto bytes = save_bytes(*scene, a.output, save_options);
-    if (!bytes) {
-        print_error(bytes.error().to_string());
-        return write_exit_code(bytes.error());
+    save_options.gltf.axis = a.axis == "root" ? GltfOptions::AxisMode::Root : GltfOptions::AxisMode::Bake;
+    save_options.gltf.loop_key = a.loop_key;
+    if (out_format->name == "gltf" || out_format->name == "glb") {
+        // Texture paths are relative to the model that names them: the first input's folder.
+        images.search_dir = std::filesystem::path(input).parent_path().string();
+        auto resolved = resolve_images(*scene, a.output, images, write_warnings);
+        if (!resolved) {
+            print_error(resolved.error().to_string());
+            return read_exit_code(resolved.error());
+        }
+        save_options.gltf.images = std::move(*resolved);
     }
-    if (auto st = write_file_atomic(a.output, *bytes); !st) {
+    // A .gltf output comes with its .bin: side files are written first, then the main file.
+    auto output = save_output(*scene, a.output, save_options);
+    if (!output) {
+        print_error(output.error().to_string());
+        return write_exit_code(output.error());
+    }
+    if (auto st = write_output(a.output, *output); !st) {
         print_error(st.error().to_string());
         return write_exit_code(st.error());
     }
     print_warnings(write_warnings);
     if (a.verbose)
         fmt::print("{} -> {} ({}, {} bytes): meshes {}, vertices {}, triangles {}, joints {}, animations {}\n", input, a.output,
-                   out_format->name, bytes->size(), scene->meshes.size(), scene->vertex_count(), scene->triangle_count(),
+                   out_format->name, output->bytes.size(), scene->meshes.size(), scene->vertex_count(), scene->triangle_count(),
                    scene->skeleton.joints.size(), scene->animations.size());
     return exit_ok;
 }
@@ -195,6 +227,11 @@ Verb add_convert(CLI::App& app) {
     sub->add_option("-r,--rotate", args->rotate, "Rotate by Euler angles X,Y,Z in degrees (geometry and root joints)");
     sub->add_option("-t,--meshtrans", args->meshtrans, "Translate the mesh only (not the skeleton) by X,Y,Z, or by Z alone");
     sub->add_flag("-j,--forcejoints", args->force_joints, "Write joints with names even without a mesh");
+    sub->add_option("--axis", args->axis, "glTF: bake (default) turns Z-up data Y-up; root keeps it under a rotated axis node");
+    sub->add_flag("--loop-key", args->loop_key, "glTF: append key 0 at the end of looping animations (frame N at N/fps)");
+    sub->add_option("--images", args->images,
+                    "glTF: auto (default: embedded in .glb, referenced from .gltf), reference, embed, or none");
+    sub->add_flag("--convert-images", args->convert_images, "glTF: convert TGA, BMP and other non-PNG/JPEG textures to embedded PNG");
     sub->add_flag("-v,--verbose", args->verbose, "Print a summary of what was written");
     return {sub, [args, sub]() {
                 args->words = sub->remaining();

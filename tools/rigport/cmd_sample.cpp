@@ -1,5 +1,6 @@
 // `rigport sample -o OUT`: writes the built-in sample model (src/core/sample.cpp).
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "cli.hpp"
@@ -23,9 +24,20 @@ int run_sample(const SampleArgs& a) {
     SaveOptions options;
     options.format = std::string(format->name);
     options.warnings = &warnings;
+    // glTF holds images: the sample's texture goes inside. Other formats name it, so it is
+    // written beside them as sample.png (where a later convert to glTF finds it).
+    const bool gltf = format->name == "gltf" || format->name == "glb";
+    if (gltf) options.gltf.images.push_back(GltfImage{"sample.png", "", "image/png", make_sample_texture()});
     if (auto st = save(scene, a.output, options); !st) {
         print_error(st.error().to_string());
         return write_exit_code(st.error());
+    }
+    if (!gltf) {
+        const auto texture = (std::filesystem::path(a.output).parent_path() / "sample.png").string();
+        if (auto st = write_file_atomic(texture, make_sample_texture()); !st) {
+            print_error(st.error().to_string());
+            return write_exit_code(st.error());
+        }
     }
     print_warnings(warnings);
     if (a.verbose)

@@ -775,6 +775,8 @@ std::optional<Error> Parser::build_meshes() {
             if (added) {
                 Material material;
                 material.name = om.material;
+                // IQE names a material by its texture (a file, or an engine path without extension).
+                material.maps.push_back(TextureMap{TextureType::Diffuse, om.material, ""});
                 scene.materials.push_back(std::move(material));
             }
             mesh.material = it->second;

@@ -152,6 +152,8 @@ std::optional<Error> SceneBuilder::build_mesh(uint32_t index, const MeshRecord& 
         if (added) {
             Material material;
             material.name = name;
+            // IQM names a material by its texture (a file, or an engine path without extension).
+            material.maps.push_back(TextureMap{TextureType::Diffuse, name, ""});
             scene_.materials.push_back(std::move(material));
         }
         mesh.material = it->second;

@@ -1,0 +1,105 @@
+// The glTF 2.0 binary buffer builder: aligned bufferViews, accessors with min/max (glTF 2.0 §3.6).
+#include "formats/gltf/gltf_buffer.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "formats/gltf/gltf_layout.hpp"
+
+namespace rigport::gltf {
+
+namespace {
+
+void put_le(std::vector<uint8_t>& out, uint64_t value, uint32_t bytes) {
+    for (uint32_t i = 0; i < bytes; ++i) out.push_back(uint8_t(value >> (8 * i)));
+}
+
+}  // namespace
+
+const char* accessor_type(uint32_t components) {
+    switch (components) {
+        case 1: return "SCALAR";
+        case 2: return "VEC2";
+        case 3: return "VEC3";
+        case 4: return "VEC4";
+        case 16: return "MAT4";
+    }
+    return "SCALAR";
+}
+
+uint32_t component_bytes(uint32_t component_type) {
+    switch (component_type) {
+        case BYTE:
+        case UNSIGNED_BYTE: return 1;
+        case SHORT:
+        case UNSIGNED_SHORT: return 2;
+        default: return 4;
+    }
+}
+
+void BufferBuilder::align() { bin_.resize((bin_.size() + 3) / 4 * 4, 0); }
+
+uint32_t BufferBuilder::add_view(uint64_t offset, uint64_t length, uint32_t target, uint32_t stride) {
+    doc_.buffer_views.push_back(BufferView{offset, length, stride, target});
+    return uint32_t(doc_.buffer_views.size() - 1);
+}
+
+uint32_t BufferBuilder::view(std::span<const uint8_t> bytes, uint32_t target, uint32_t stride) {
+    align();
+    const uint64_t offset = bin_.size();
+    bin_.insert(bin_.end(), bytes.begin(), bytes.end());
+    return add_view(offset, bytes.size(), target, stride);
+}
+
+uint32_t BufferBuilder::floats(std::span<const float> values, uint32_t components, uint32_t target, bool min_max) {
+    align();
+    const uint64_t offset = bin_.size();
+    bin_.reserve(bin_.size() + values.size() * 4);
+    for (float f : values) put_le(bin_, std::bit_cast<uint32_t>(f), 4);
+    Accessor a;
+    a.buffer_view = add_view(offset, values.size() * 4, target, 0);
+    a.component_type = FLOAT;
+    a.count = uint32_t(values.size() / components);
+    a.type = accessor_type(components);
+    if (min_max && a.count > 0) {
+        a.min.assign(values.begin(), values.begin() + components);
+        a.max = a.min;
+        for (size_t i = 0; i < values.size(); ++i) {
+            const size_t c = i % components;
+            a.min[c] = std::min(a.min[c], values[i]);
+            a.max[c] = std::max(a.max[c], values[i]);
+        }
+    }
+    doc_.accessors.push_back(std::move(a));
+    return uint32_t(doc_.accessors.size() - 1);
+}
+
+uint32_t BufferBuilder::integers(std::span<const int64_t> values, uint32_t components, uint32_t component_type,
+                                 uint32_t target) {
+    align();
+    const uint64_t offset = bin_.size();
+    const uint32_t size = component_bytes(component_type);
+    const uint32_t element = size * components;
+    const bool padded = target == ARRAY_BUFFER && element % 4 != 0;
+    const uint32_t stride = padded ? (element + 3) / 4 * 4 : 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+        put_le(bin_, uint64_t(values[i]), size);
+        if (padded && (i + 1) % components == 0) bin_.resize(bin_.size() + stride - element, 0);
+    }
+    Accessor a;
+    a.buffer_view = add_view(offset, bin_.size() - offset, target, stride);
+    a.component_type = component_type;
+    a.count = uint32_t(values.size() / components);
+    a.type = accessor_type(components);
+    doc_.accessors.push_back(std::move(a));
+    return uint32_t(doc_.accessors.size() - 1);
+}
+
+std::vector<uint8_t> BufferBuilder::finish() {
+    align();
+    doc_.buffer_length = bin_.size();
+    return std::move(bin_);
+}
+
+}  // namespace rigport::gltf

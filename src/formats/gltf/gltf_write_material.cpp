@@ -1,0 +1,127 @@
+// glTF 2.0 materials (pbrMetallicRoughness, metallic 0, roughness 1), images and textures, and
+// RFC 3986 URIs (formats/gltf.md §5.1-§5.2; glTF 2.0 §3.8-§3.9, §2.8 URIs).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf_write_parts.hpp"
+
+namespace rigport::gltf {
+
+namespace {
+
+bool core_extension(const std::string& uri) {
+    std::string u = uri;
+    std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::tolower(c); });
+    auto ends = [&](std::string_view e) { return u.size() >= e.size() && u.compare(u.size() - e.size(), e.size(), e) == 0; };
+    return ends(".png") || ends(".jpg") || ends(".jpeg");
+}
+
+std::string sniff_mime(const std::vector<uint8_t>& b) {
+    if (b.size() >= 8 && b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' && b[3] == 'G') return "image/png";
+    if (b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) return "image/jpeg";
+    return {};
+}
+
+class ImageTable {
+public:
+    explicit ImageTable(WriteContext& ctx) : ctx_(ctx) {}
+
+    // The image (= texture) index for a map, or none (§5.2 rules in io.hpp GltfImage).
+    std::optional<uint32_t> find(const TextureMap& map, const std::string& material) {
+        const auto& images = ctx_.options.gltf.images;
+        auto entry = std::find_if(images.begin(), images.end(), [&](const GltfImage& i) { return i.source_uri == map.uri; });
+        if (entry != images.end() && !entry->bytes.empty()) return embedded(*entry, material);
+        if (entry != images.end() && entry->uri.empty()) return std::nullopt;  // resolved to "no image"
+        return referenced(entry != images.end() ? entry->uri : map.uri, material);
+    }
+
+private:
+    std::optional<uint32_t> embedded(const GltfImage& e, const std::string& material) {
+        std::string mime = e.mime_type.empty() ? sniff_mime(e.bytes) : e.mime_type;
+        if (mime != "image/png" && mime != "image/jpeg")
+            not_core(material, e.source_uri);
+        for (size_t i = 0; i < embedded_.size(); ++i)
+            if (embedded_[i].first == &e.bytes || (*embedded_[i].first == e.bytes && ctx_.doc.images[embedded_[i].second].mime_type == mime))
+                return embedded_[i].second;
+        Image image;
+        image.buffer_view = ctx_.buffer.view(e.bytes);
+        image.mime_type = mime.empty() ? "application/octet-stream" : mime;
+        return add(std::move(image), &e.bytes);
+    }
+
+    std::optional<uint32_t> referenced(const std::string& uri, const std::string& material) {
+        if (uri.empty()) return std::nullopt;
+        const bool data = uri.rfind("data:", 0) == 0;
+        if (!data && !core_extension(uri)) not_core(material, uri);
+        Image image;
+        image.uri = data ? uri : encode_uri(uri);
+        for (size_t i = 0; i < ctx_.doc.images.size(); ++i)
+            if (ctx_.doc.images[i].uri == image.uri) return uint32_t(i);
+        return add(std::move(image), nullptr);
+    }
+
+    uint32_t add(Image image, const std::vector<uint8_t>* bytes) {
+        ctx_.doc.images.push_back(std::move(image));
+        const uint32_t index = uint32_t(ctx_.doc.images.size() - 1);
+        if (bytes) embedded_.emplace_back(bytes, index);
+        return index;
+    }
+
+    void not_core(const std::string& material, const std::string& uri) {
+        ctx_.warn(WarningCode::ImageFormatNotGltf,
+                  fmt::format("material '{}': image '{}' is not PNG or JPEG; glTF core allows only PNG and JPEG", material, uri));
+    }
+
+    WriteContext& ctx_;
+    std::vector<std::pair<const std::vector<uint8_t>*, uint32_t>> embedded_;
+};
+
+// Colour factors are [0, 1] in glTF; a value outside is clamped with a warning.
+template <size_t N>
+std::array<float, N> clamp01(WriteContext& ctx, const std::array<float, N>& c, const std::string& material) {
+    std::array<float, N> out;
+    for (size_t i = 0; i < N; ++i) out[i] = std::clamp(c[i], 0.0f, 1.0f);
+    if (out != c) ctx.warn(WarningCode::DroppedData, fmt::format("material '{}': colour factors clamped to [0, 1]", material));
+    return out;
+}
+
+}  // namespace
+
+std::string encode_uri(const std::string& path) {
+    std::string out;
+    for (unsigned char c : path) {
+        if (c == '\\') c = '/';
+        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') out += char(c);
+        else out += fmt::format("%{:02X}", c);
+    }
+    return out;
+}
+
+void write_materials(WriteContext& ctx) {
+    ImageTable images(ctx);
+    for (const Material& mat : ctx.scene.materials) {
+        MaterialDoc md;
+        md.name = mat.name;
+        const Vec4 diffuse = clamp01(ctx, mat.diffuse, mat.name);
+        if (diffuse != Vec4{1, 1, 1, 1}) md.base_color_factor = diffuse;
+        const Vec3 emissive = clamp01(ctx, Vec3{mat.emissive[0], mat.emissive[1], mat.emissive[2]}, mat.name);
+        if (emissive != Vec3{0, 0, 0}) md.emissive_factor = emissive;
+        for (const TextureMap& map : mat.maps) {
+            std::optional<uint32_t>* slot = map.type == TextureType::Diffuse  ? &md.base_color_texture
+                                            : map.type == TextureType::Normal  ? &md.normal_texture
+                                            : map.type == TextureType::Emissive ? &md.emissive_texture
+                                                                                : nullptr;
+            if (slot && !*slot && (*slot = images.find(map, mat.name))) continue;
+            // Other map types, a second map of a type, and maps resolved to no image: extras only.
+            md.extra_maps.push_back(ExtraMap{to_string(map.type), map.uri, map.type_name});
+        }
+        // An emissive texture is multiplied by emissiveFactor, whose default is black.
+        if (md.emissive_texture && !md.emissive_factor) md.emissive_factor = Vec3{1, 1, 1};
+        ctx.doc.materials.push_back(std::move(md));
+    }
+}
+
+}  // namespace rigport::gltf

@@ -1,0 +1,134 @@
+// Texture files for glTF output: found beside the source, referenced, embedded or converted to
+// PNG with stb (formats/gltf.md §5.2: only PNG and JPEG are core glTF images).
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+#include <stb_image.h>
+#include <stb_image_write.h>
+
+#include "rigport/images.hpp"
+
+namespace rigport {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* sniff_mime(const std::vector<uint8_t>& b) {
+    static const uint8_t png[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+    if (b.size() >= 8 && std::memcmp(b.data(), png, 8) == 0) return "image/png";
+    if (b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) return "image/jpeg";
+    return nullptr;
+}
+
+// The files a texture URI may name: as written, and for an engine path without extension
+// (an IQM material such as "models/weapons/lgun/lgun") the usual image extensions.
+std::vector<fs::path> candidates(const std::string& uri, const std::string& search_dir) {
+    std::string name = uri;
+    std::replace(name.begin(), name.end(), '\\', '/');  // Windows exporters
+    fs::path base = fs::path(name).is_absolute() ? fs::path(name) : fs::path(search_dir.empty() ? "." : search_dir) / name;
+    std::vector<fs::path> out{base};
+    if (!base.has_extension())
+        for (const char* ext : {".png", ".jpg", ".jpeg", ".tga", ".bmp"}) out.push_back(fs::path(base.string() + ext));
+    return out;
+}
+
+// The image decoded by stb and encoded as PNG; empty with a message on failure.
+std::vector<uint8_t> convert_to_png(const std::vector<uint8_t>& bytes, uint32_t max_dimension, std::string& why) {
+    if (bytes.size() > uint64_t(INT32_MAX)) return why = "too large to decode", std::vector<uint8_t>{};
+    int w = 0, h = 0, channels = 0;
+    const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
+    if (!stbi_info_from_memory(data, int(bytes.size()), &w, &h, &channels))
+        return why = fmt::format("not an image stb can read ({})", stbi_failure_reason()), std::vector<uint8_t>{};
+    if (w <= 0 || h <= 0 || uint32_t(w) > max_dimension || uint32_t(h) > max_dimension)
+        return why = fmt::format("{}x{} pixels, the limit is {} per side", w, h, max_dimension), std::vector<uint8_t>{};
+    std::unique_ptr<stbi_uc, void (*)(void*)> pixels(stbi_load_from_memory(data, int(bytes.size()), &w, &h, &channels, 0),
+                                                     stbi_image_free);
+    if (!pixels) return why = fmt::format("cannot decode it ({})", stbi_failure_reason()), std::vector<uint8_t>{};
+    std::vector<uint8_t> png;
+    auto append = [](void* context, void* chunk, int size) {
+        auto* out = static_cast<std::vector<uint8_t>*>(context);
+        out->insert(out->end(), static_cast<uint8_t*>(chunk), static_cast<uint8_t*>(chunk) + size);
+    };
+    if (!stbi_write_png_to_func(append, &png, w, h, channels, pixels.get(), w * channels) || png.empty())
+        return why = "PNG encoding failed", std::vector<uint8_t>{};
+    return png;
+}
+
+// The path of file relative to the output's folder, with '/' separators (a glTF URI before
+// percent-encoding).
+std::string relative_uri(const fs::path& file, const std::string& output_path) {
+    std::error_code ec;
+    const fs::path from = fs::absolute(fs::path(output_path), ec).parent_path().lexically_normal();
+    const fs::path to = fs::absolute(file, ec).lexically_normal();
+    fs::path rel = to.lexically_relative(from);
+    return (rel.empty() ? to : rel).generic_string();
+}
+
+bool ends_with_glb(const std::string& path) {
+    std::string ext = fs::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return ext == ".glb";
+}
+
+}  // namespace
+
+Expected<std::vector<GltfImage>> resolve_images(const Scene& scene, const std::string& output_path,
+                                                const ImageOptions& options, Warnings& warnings) {
+    std::vector<std::string> uris;  // distinct, in material order (deterministic)
+    for (auto& material : scene.materials)
+        for (auto& map : material.maps)
+            if (!map.uri.empty() && std::find(uris.begin(), uris.end(), map.uri) == uris.end()) uris.push_back(map.uri);
+
+    const bool embed = options.mode == ImageOptions::Mode::Embed ||
+                       (options.mode == ImageOptions::Mode::Auto && ends_with_glb(output_path));
+    std::vector<GltfImage> out;
+    for (const std::string& uri : uris) {
+        GltfImage image{uri, {}, {}, {}};
+        if (options.mode == ImageOptions::Mode::None || uri.rfind("data:", 0) == 0) {
+            if (options.mode == ImageOptions::Mode::None) out.push_back(image);  // data: URIs pass through
+            continue;
+        }
+        const auto tried = candidates(uri, options.search_dir);
+        auto found = std::find_if(tried.begin(), tried.end(), [](const fs::path& p) {
+            std::error_code ec;
+            return fs::is_regular_file(p, ec);
+        });
+        if (found == tried.end()) {
+            warnings.add(WarningCode::TextureNotFound,
+                         fmt::format("texture '{}' not found (looked for {}); its material is written without it", uri,
+                                     tried.front().generic_string()));
+            out.push_back(image);
+            continue;
+        }
+        auto bytes = read_file(found->string(), options.max_file_bytes);
+        if (!bytes) return bytes.error();
+        if (const char* mime = sniff_mime(*bytes)) {
+            image.mime_type = mime;
+            if (embed) image.bytes = std::move(*bytes);
+            else image.uri = relative_uri(*found, output_path);
+        } else if (options.convert) {
+            std::string why;
+            image.bytes = convert_to_png(*bytes, options.max_dimension, why);
+            if (image.bytes.empty()) {
+                Error e = make_error(ErrorCode::Malformed, fmt::format("texture '{}': {}", uri, why));
+                e.path = found->string();
+                return e;
+            }
+            image.mime_type = "image/png";
+        } else {
+            image.uri = relative_uri(*found, output_path);
+            warnings.add(WarningCode::ImageFormatNotGltf,
+                         fmt::format("texture '{}' is neither PNG nor JPEG, which glTF viewers cannot load; referenced as "
+                                     "it is (--convert-images converts it to PNG)", uri));
+        }
+        out.push_back(std::move(image));
+    }
+    return out;
+}
+
+}  // namespace rigport

@@ -1,0 +1,81 @@
+// Exact Z-up / X-up -> Y-up conversion of a scene (formats/gltf.md §1, choice A; process.hpp).
+#include <cmath>
+
+#include "rigport/process.hpp"
+
+namespace rigport {
+
+namespace {
+
+using Quatd = std::array<double, 4>;  // x y z w
+
+// A signed permutation of the axes and the quaternion of the same rotation.
+struct AxisMap {
+    int source[3];  // output axis k takes input axis source[k] ...
+    float sign[3];  // ... times sign[k]
+    Quatd q;
+
+    void turn(float* v) const {
+        const float in[3] = {v[0], v[1], v[2]};
+        for (int k = 0; k < 3; ++k) v[k] = sign[k] * in[source[k]];
+    }
+    // q' = c (x) q in double, renormalized.
+    void turn_quat(float* r) const {
+        const double x = r[0], y = r[1], z = r[2], w = r[3];
+        const Quatd o{q[3] * x + q[0] * w + q[1] * z - q[2] * y, q[3] * y - q[0] * z + q[1] * w + q[2] * x,
+                      q[3] * z + q[0] * y - q[1] * x + q[2] * w, q[3] * w - q[0] * x - q[1] * y - q[2] * z};
+        const double n = std::sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]);
+        if (!(n > 0)) return;
+        for (int i = 0; i < 4; ++i) r[i] = float(o[i] / n);
+    }
+};
+
+const double half_sqrt2 = std::sqrt(0.5);
+// Z up: (x,y,z) -> (x,z,-y), -90 degrees about X.
+const AxisMap z_up{{0, 2, 1}, {1, 1, -1}, {-half_sqrt2, 0, 0, half_sqrt2}};
+// X up: (x,y,z) -> (-y,x,z), +90 degrees about Z.
+const AxisMap x_up{{1, 0, 2}, {-1, 1, 1}, {0, 0, half_sqrt2, half_sqrt2}};
+
+void apply(Scene& scene, const AxisMap& map) {
+    for (auto& mesh : scene.meshes) {
+        for (auto& p : mesh.positions) map.turn(p.data());
+        for (auto& n : mesh.normals) map.turn(n.data());
+        for (auto& t : mesh.tangents) map.turn(t.data());  // xyz; w (handedness) is unchanged
+        for (auto& mt : mesh.morph_targets)
+            for (auto* deltas : {&mt.position_deltas, &mt.normal_deltas, &mt.tangent_deltas})
+                for (auto& d : *deltas) map.turn(d.data());
+    }
+    // Only root joints: children inherit the turn through their parents.
+    auto& joints = scene.skeleton.joints;
+    for (auto& j : joints)
+        if (j.parent < 0) {
+            map.turn(j.bind.translate.data());
+            map.turn_quat(j.bind.rotate.data());
+        }
+    for (auto& anim : scene.animations)
+        for (auto& t : anim.tracks) {
+            if (t.joint >= joints.size() || joints[t.joint].parent >= 0 || t.channel == Channel::Scale) continue;
+            const uint32_t c = t.components();
+            for (size_t k = 0; k + c <= t.values.size(); k += c) {
+                if (t.channel == Channel::Rotation) map.turn_quat(&t.values[k]);
+                else map.turn(&t.values[k]);
+            }
+        }
+    scene.meta.stored_bounds.clear();  // measured in the old axes (xy_radius has no Y-up meaning)
+    scene.meta.up = UpAxis::Y;
+}
+
+}  // namespace
+
+Quat y_up_rotation(UpAxis up) {
+    const AxisMap* map = up == UpAxis::Z ? &z_up : up == UpAxis::X ? &x_up : nullptr;
+    if (!map) return Quat{0, 0, 0, 1};
+    return Quat{float(map->q[0]), float(map->q[1]), float(map->q[2]), float(map->q[3])};
+}
+
+void convert_to_y_up(Scene& scene) {
+    if (scene.meta.up == UpAxis::Z) apply(scene, z_up);
+    else if (scene.meta.up == UpAxis::X) apply(scene, x_up);
+}
+
+}  // namespace rigport
