@@ -75,7 +75,7 @@ std::string printable(std::string_view text, size_t max_chars) {
 
 int main(int argc, char** argv) {
     using namespace rigport::cli;
-    CLI::App app{"rigport: read, validate, convert and write game model formats (IQM now; IQE, glTF, Cal3D, JOE planned)",
+    CLI::App app{"rigport: read, validate, convert and write game model formats (IQM, IQE, glTF 2.0 output; Cal3D and JOE planned)",
                  "rigport"};
     app.set_version_flag("--version", "rigport " RIGPORT_VERSION);
     app.require_subcommand(1);
