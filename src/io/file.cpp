@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 
+#include "io/staged_file.hpp"
 #include "rigport/io.hpp"
 
 namespace rigport {
@@ -54,7 +55,9 @@ Expected<std::vector<uint8_t>> read_file(const std::string& path, uint64_t max_b
     return bytes;
 }
 
-Status write_file_atomic(const std::string& path, std::span<const uint8_t> bytes) {
+namespace detail {
+
+Expected<StagedFile> stage_file(const std::string& path, std::span<const uint8_t> bytes) {
     // The temporary file sits in the target's directory so the rename cannot cross filesystems.
     std::random_device rd;
     std::string tmp = fmt::format("{}.tmp-{:08x}", path, rd());
@@ -77,12 +80,26 @@ Status write_file_atomic(const std::string& path, std::span<const uint8_t> bytes
         ::unlink(tmp.c_str());
         return e;
     }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        auto e = os_error(ErrorCode::WriteFailed, path, "cannot replace the output");
-        ::unlink(tmp.c_str());
+    return StagedFile{tmp, path};
+}
+
+Status commit_file(const StagedFile& file) {
+    if (::rename(file.temporary.c_str(), file.path.c_str()) != 0) {
+        auto e = os_error(ErrorCode::WriteFailed, file.path, "cannot replace the output");
+        ::unlink(file.temporary.c_str());
         return e;
     }
     return Ok{};
+}
+
+void discard_file(const StagedFile& file) { ::unlink(file.temporary.c_str()); }
+
+}  // namespace detail
+
+Status write_file_atomic(const std::string& path, std::span<const uint8_t> bytes) {
+    auto staged = detail::stage_file(path, bytes);
+    if (!staged) return staged.error();
+    return detail::commit_file(*staged);
 }
 
 }  // namespace rigport

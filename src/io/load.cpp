@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "io/staged_file.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 
@@ -74,10 +75,29 @@ Expected<std::vector<uint8_t>> save_bytes(const Scene& scene, const std::string&
 }
 
 Status write_output(const std::string& path, const Output& output) {
+    // Every file is written out under a temporary name first: a failure then leaves all the old
+    // files as they were (never a new .bin beside an old .gltf). Side files go in place first.
     const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-    for (auto& side : output.side_files)
-        if (auto st = write_file_atomic((folder / side.name).string(), side.bytes); !st) return st;
-    return write_file_atomic(path, output.bytes);
+    std::vector<detail::StagedFile> staged;
+    auto discard_from = [&](size_t i) {
+        for (; i < staged.size(); ++i) detail::discard_file(staged[i]);
+    };
+    for (size_t i = 0; i <= output.side_files.size(); ++i) {
+        const bool main = i == output.side_files.size();
+        auto file = main ? detail::stage_file(path, output.bytes)
+                         : detail::stage_file((folder / output.side_files[i].name).string(), output.side_files[i].bytes);
+        if (!file) {
+            discard_from(0);
+            return file.error();
+        }
+        staged.push_back(std::move(*file));
+    }
+    for (size_t i = 0; i < staged.size(); ++i)
+        if (auto st = detail::commit_file(staged[i]); !st) {
+            discard_from(i + 1);
+            return st;
+        }
+    return Ok{};
 }
 
 Status save(const Scene& scene, const std::string& path, const SaveOptions& options) {

@@ -67,5 +67,24 @@ TEST(FileIo, UnknownContentAndExtensionIsUnknownFormat) {
     EXPECT_EQ(scene.error().path, "notes.txt");
 }
 
+TEST(FileIo, SeveralOutputFilesAreAllWrittenOrNoneIs) {
+    fs::path dir = test::temp_dir();
+    const fs::path main = dir / "m.gltf", bin = dir / "m.bin";
+    test::write_bytes(main, {1});
+    test::write_bytes(bin, {2});
+    // The second side file cannot be staged: the first one must not replace m.bin either.
+    Output bad{{9, 9}, {OutputFile{"m.bin", {8}}, OutputFile{"missing/x.bin", {7}}}};
+    EXPECT_FALSE(write_output(main.string(), bad));
+    EXPECT_EQ(test::read_bytes(main), std::vector<uint8_t>{1});
+    EXPECT_EQ(test::read_bytes(bin), std::vector<uint8_t>{2});
+    EXPECT_EQ(files_in(dir), 2u);  // no temporaries left
+
+    Output good{{9, 9}, {OutputFile{"m.bin", {8}}}};
+    ASSERT_TRUE(write_output(main.string(), good));
+    EXPECT_EQ(test::read_bytes(main), (std::vector<uint8_t>{9, 9}));
+    EXPECT_EQ(test::read_bytes(bin), std::vector<uint8_t>{8});
+    EXPECT_EQ(files_in(dir), 2u);
+}
+
 }  // namespace
 }  // namespace rigport
