@@ -27,12 +27,21 @@ enum class EndMode : uint8_t { Clamp, Loop };
 std::vector<Transform> sample_pose(const Skeleton& skeleton, const Animation& animation, float time,
                                    EndMode end = EndMode::Clamp);
 
-// The pose of frame `frame` of a frame-based animation (keys at frame / rate).
+// The frames per second a frame-based writer samples an animation at: frame_rate when given;
+// for a keyed animation without one (glTF), default_frame_rate when every key time falls on its
+// frames, else the first of 24, 25, 48, 50, 60, 120 on whose frames every key falls (so keys made
+// at 24 fps stay keys), else default_frame_rate. A frame-based animation without a rate has its
+// keys at frame / default_frame_rate.
+float sampling_rate(const Animation& animation);
+
+// The pose of frame `frame` of a frame-based animation: time frame / sampling_rate.
 std::vector<Transform> frame_pose(const Skeleton& skeleton, const Animation& animation, uint32_t frame);
+// The same with sampling_rate(animation) computed once by the caller (it looks at every key).
+std::vector<Transform> frame_pose(const Skeleton& skeleton, const Animation& animation, uint32_t frame, float rate);
 
 // Frames a frame-based writer emits for an animation: its own frame_count, else its keys
-// resampled at frame_rate (default_frame_rate when 0) over [0, duration], i.e.
-// floor(duration * rate + 0.5) + 1; an animation without keys has none.
+// resampled at sampling_rate over [0, duration], i.e. floor(duration * rate + 0.5) + 1; an
+// animation without keys has none.
 uint64_t sampled_frame_count(const Animation& animation);
 
 std::vector<Transform> bind_pose(const Skeleton& skeleton);

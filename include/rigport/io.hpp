@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,7 +18,18 @@ struct LoadOptions {
     uint64_t max_file_bytes = 1ull << 31;   // refuse larger inputs
     uint64_t max_elements = 1ull << 26;     // any single count (vertices, triangles, keys ...)
     uint64_t max_frames = 1ull << 20;       // animation frames of a frame-based file
+    // Keys per second at which a reader resamples curves it cannot keep as keys (glTF CUBICSPLINE).
+    float resample_rate = 30.0f;
+    // Reads a file the model refers to (a .gltf's external buffer), given its URI as written in
+    // the file, percent-decoded: a relative path. load(path) sets one reading beside the model
+    // (resource_reader) when none is given; without one such a model cannot be read from bytes.
+    std::function<Expected<std::vector<uint8_t>>(const std::string& uri)> read_resource = nullptr;
 };
+
+// A LoadOptions::read_resource for a model at model_path: URIs are read relative to its folder,
+// each bounded by max_bytes; absolute paths and URIs with a scheme ("http:", "file:") are refused.
+std::function<Expected<std::vector<uint8_t>>(const std::string& uri)> resource_reader(const std::string& model_path,
+                                                                                      uint64_t max_bytes);
 
 // An image for a glTF material map, resolved by the caller (found on disk, converted to PNG ...).
 // The writer matches it to a map by source_uri (TextureMap::uri exactly as the scene holds it):

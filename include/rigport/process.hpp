@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "rigport/error.hpp"
@@ -62,6 +63,20 @@ void convert_to_y_up(Scene& scene);
 // The rotation convert_to_y_up applies to a scene with this up axis (x y z w); identity for Y /
 // Unknown.
 Quat y_up_rotation(UpAxis up);
+// The inverse step, for writers in IQM conventions: a Y-up scene gets (x,y,z) -> (x,-z,y), +90
+// degrees about X (the exact inverse of the Z-up map above), an X-up scene is first turned Y up;
+// the same parts of the scene are permuted or pre-multiplied as above. Sets meta.up = Z; a scene
+// already Z-up or of unknown up axis is left as it is.
+void convert_to_z_up(Scene& scene);
+// Makes `winding` the front face: when meta.front_face is known and differs, every triangle's
+// corner order is reversed ((a,b,c) -> (a,c,b)) and stored adjacency is dropped (it names edges
+// by corner order); meta.front_face = winding. Unknown on either side changes nothing.
+void set_front_face(Scene& scene, Winding winding);
+// For writers in IQM conventions (Z up, clockwise front faces; iqm-iqe.md §2): a converted copy of
+// a scene that is Y or X up or counter-clockwise (convert_to_z_up, set_front_face, rotations
+// made w <= 0 as the reference compiler writes them), or nothing when it already is in them or
+// says nothing about them.
+std::optional<Scene> iqm_conventions_copy(const Scene& scene);
 
 // ---- IQM channel quantization (src/process/quantize.cpp) ----------------------------------
 // Per pose and channel over all frames of all animations: offset = min, scale = (max-min)/65535,

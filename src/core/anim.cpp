@@ -157,10 +157,36 @@ std::vector<Transform> sample_pose(const Skeleton& skeleton, const Animation& an
     return pose;
 }
 
-std::vector<Transform> frame_pose(const Skeleton& skeleton, const Animation& animation, uint32_t frame) {
+float sampling_rate(const Animation& animation) {
+    if (animation.frame_rate > 0) return animation.frame_rate;
+    if (animation.frame_count > 0) return default_frame_rate;
+    auto on_frames = [&](float rate) {
+        auto fits = [&](const std::vector<float>& times) {
+            for (float t : times) {
+                const double f = double(t) * rate;
+                if (!(std::fabs(f - std::round(f)) <= 1e-3 + std::fabs(f) * 1e-6)) return false;
+            }
+            return true;
+        };
+        for (auto& t : animation.tracks)
+            if (!fits(t.times)) return false;
+        for (auto& t : animation.morph_tracks)
+            if (!fits(t.times)) return false;
+        return true;
+    };
+    if (on_frames(default_frame_rate)) return default_frame_rate;
+    for (float rate : {24.0f, 25.0f, 48.0f, 50.0f, 60.0f, 120.0f})
+        if (on_frames(rate)) return rate;
+    return default_frame_rate;
+}
+
+std::vector<Transform> frame_pose(const Skeleton& skeleton, const Animation& animation, uint32_t frame, float rate) {
     // float(frame) / rate in float: readers of frame-based formats make key times the same way.
-    float rate = animation.frame_rate > 0 ? animation.frame_rate : default_frame_rate;
     return sample_pose(skeleton, animation, float(frame) / rate, EndMode::Clamp);
+}
+
+std::vector<Transform> frame_pose(const Skeleton& skeleton, const Animation& animation, uint32_t frame) {
+    return frame_pose(skeleton, animation, frame, sampling_rate(animation));
 }
 
 std::vector<Mat4> world_matrices(const Skeleton& skeleton, const std::vector<Transform>& local) {
@@ -209,7 +235,7 @@ uint64_t sampled_frame_count(const Animation& anim) {
     if (anim.frame_count > 0) return anim.frame_count;
     bool keyed = std::any_of(anim.tracks.begin(), anim.tracks.end(), [](auto& t) { return !t.times.empty(); });
     if (!keyed) return 0;
-    double rate = anim.frame_rate > 0 ? anim.frame_rate : default_frame_rate;
+    double rate = sampling_rate(anim);
     double frames = std::floor(double(anim.duration()) * rate + 0.5) + 1;
     return frames < 4294967296.0 ? uint64_t(frames) : 4294967296ull;  // beyond IQM's uint32 counts
 }

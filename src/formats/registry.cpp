@@ -26,11 +26,12 @@ const std::vector<FormatInfo>& formats() {
     static const std::vector<FormatInfo> list = {
         FormatInfo{"iqm", "Inter-Quake Model (binary), v1 and v2", {".iqm"}, &iqm::detect, &iqm::read, &single_file<&iqm::write>, &iqm::validate},
         FormatInfo{"iqe", "Inter-Quake Export (text)", {".iqe"}, &iqe::detect, &iqe::read, &single_file<&iqe::write>, nullptr},
-        // .glb -> binary container; anything else -> JSON with a <stem>.bin buffer. Detected by the
-        // GLB header only: JSON is never claimed by content.
-        FormatInfo{"gltf", "glTF 2.0 (.gltf JSON + .bin, or .glb binary)", {".gltf", ".glb"}, &gltf::detect, nullptr, &gltf::write, nullptr},
-        // The same writer forced to GLB whatever the output is called (--format glb).
-        FormatInfo{"glb", "glTF 2.0 binary container (writes GLB whatever the extension)", {}, nullptr, nullptr, &gltf::write_glb, nullptr},
+        // Write: .glb -> binary container; anything else -> JSON with a <stem>.bin buffer. Read:
+        // either container. Detected by the GLB header only: JSON is claimed by extension, never
+        // by content (a .json file is not assumed to be glTF).
+        FormatInfo{"gltf", "glTF 2.0 (.gltf JSON + .bin, or .glb binary)", {".gltf", ".glb"}, &gltf::detect, &gltf::read, &gltf::write, nullptr},
+        // The same writer forced to GLB whatever the output is called (--format glb); reads either.
+        FormatInfo{"glb", "glTF 2.0 binary container (writes GLB whatever the extension)", {}, nullptr, &gltf::read, &gltf::write_glb, nullptr},
     };
     return list;
 }

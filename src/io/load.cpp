@@ -43,10 +43,26 @@ Expected<Scene> load_bytes(std::span<const uint8_t> bytes, const std::string& pa
     return scene;
 }
 
+std::function<Expected<std::vector<uint8_t>>(const std::string&)> resource_reader(const std::string& model_path, uint64_t max_bytes) {
+    const std::filesystem::path folder = std::filesystem::path(model_path).parent_path();
+    return [folder, max_bytes](const std::string& uri) -> Expected<std::vector<uint8_t>> {
+        // A scheme is letters, digits, '+', '-', '.' before a ':' (RFC 3986 §3.1); a one-letter
+        // one would be a Windows drive, equally absolute.
+        const size_t colon = uri.find(':');
+        const bool scheme = colon != std::string::npos && uri.find('/') > colon;
+        if (scheme || uri.empty() || std::filesystem::path(uri).is_absolute())
+            return make_error(ErrorCode::Unsupported, fmt::format("'{}': only relative paths are read, beside the model", uri));
+        return read_file((folder / uri).string(), max_bytes);
+    };
+}
+
 Expected<Scene> load(const std::string& path, const LoadOptions& options) {
     auto bytes = read_file(path, options.max_file_bytes);
     if (!bytes) return bytes.error();
-    return load_bytes(*bytes, path, options);
+    if (options.read_resource) return load_bytes(*bytes, path, options);
+    LoadOptions with_folder = options;
+    with_folder.read_resource = resource_reader(path, options.max_file_bytes);
+    return load_bytes(*bytes, path, with_folder);
 }
 
 Expected<Output> save_output(const Scene& scene, const std::string& path, const SaveOptions& options) {

@@ -1,5 +1,7 @@
-// Exact Z-up / X-up -> Y-up conversion of a scene (formats/gltf.md §1, choice A; process.hpp).
+// Exact Z-up / X-up <-> Y-up conversion of a scene (formats/gltf.md §1, choice A; process.hpp) and
+// the front-face winding a writer needs (§2.1, §8.1).
 #include <cmath>
+#include <utility>
 
 #include "rigport/process.hpp"
 
@@ -35,8 +37,10 @@ const double half_sqrt2 = std::sqrt(0.5);
 const AxisMap z_up{{0, 2, 1}, {1, 1, -1}, {-half_sqrt2, 0, 0, half_sqrt2}};
 // X up: (x,y,z) -> (-y,x,z), +90 degrees about Z.
 const AxisMap x_up{{1, 0, 2}, {-1, 1, 1}, {0, 0, half_sqrt2, half_sqrt2}};
+// Y up -> Z up, the inverse of z_up: (x,y,z) -> (x,-z,y), +90 degrees about X.
+const AxisMap y_to_z_up{{0, 2, 1}, {1, -1, 1}, {half_sqrt2, 0, 0, half_sqrt2}};
 
-void apply(Scene& scene, const AxisMap& map) {
+void apply(Scene& scene, const AxisMap& map, UpAxis result) {
     for (auto& mesh : scene.meshes) {
         for (auto& p : mesh.positions) map.turn(p.data());
         for (auto& n : mesh.normals) map.turn(n.data());
@@ -62,7 +66,7 @@ void apply(Scene& scene, const AxisMap& map) {
             }
         }
     scene.meta.stored_bounds.clear();  // measured in the old axes (xy_radius has no Y-up meaning)
-    scene.meta.up = UpAxis::Y;
+    scene.meta.up = result;
 }
 
 }  // namespace
@@ -74,8 +78,45 @@ Quat y_up_rotation(UpAxis up) {
 }
 
 void convert_to_y_up(Scene& scene) {
-    if (scene.meta.up == UpAxis::Z) apply(scene, z_up);
-    else if (scene.meta.up == UpAxis::X) apply(scene, x_up);
+    if (scene.meta.up == UpAxis::Z) apply(scene, z_up, UpAxis::Y);
+    else if (scene.meta.up == UpAxis::X) apply(scene, x_up, UpAxis::Y);
+}
+
+void convert_to_z_up(Scene& scene) {
+    if (scene.meta.up == UpAxis::X) apply(scene, x_up, UpAxis::Y);
+    if (scene.meta.up == UpAxis::Y) apply(scene, y_to_z_up, UpAxis::Z);
+}
+
+void set_front_face(Scene& scene, Winding winding) {
+    const Winding from = scene.meta.front_face;
+    if (from == Winding::Unknown || winding == Winding::Unknown || from == winding) return;
+    for (auto& mesh : scene.meshes)
+        for (auto& t : mesh.triangles) std::swap(t[1], t[2]);
+    // Adjacency names edges by corner order, which just changed.
+    scene.meta.has_stored_adjacency = false;
+    scene.meta.stored_adjacency.clear();
+    scene.meta.front_face = winding;
+}
+
+std::optional<Scene> iqm_conventions_copy(const Scene& scene) {
+    const bool turn = scene.meta.up == UpAxis::Y || scene.meta.up == UpAxis::X;
+    const bool rewind = scene.meta.front_face == Winding::CounterClockwise;
+    if (!turn && !rewind) return std::nullopt;
+    std::optional<Scene> copy = scene;
+    convert_to_z_up(*copy);
+    set_front_face(*copy, Winding::Clockwise);
+    // The reference compiler writes rotations with w <= 0 (formats/gltf.md §8.6); q and -q are
+    // one rotation, and sampling takes the shorter arc either way.
+    auto canonical = [](float* q) {
+        if (q[3] > 0)
+            for (int i = 0; i < 4; ++i) q[i] = -q[i];
+    };
+    for (auto& j : copy->skeleton.joints) canonical(j.bind.rotate.data());
+    for (auto& a : copy->animations)
+        for (auto& t : a.tracks)
+            if (t.channel == Channel::Rotation)
+                for (size_t k = 0; k + 4 <= t.values.size(); k += 4) canonical(&t.values[k]);
+    return copy;
 }
 
 }  // namespace rigport

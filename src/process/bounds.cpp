@@ -169,8 +169,9 @@ std::vector<FrameBounds> compute_frame_bounds(const Scene& scene) {
         const uint64_t frames = sampled_frame_count(anim);
         if (frames > UINT32_MAX) return {};  // no file can hold these; the writer rejects them
         std::vector<std::vector<Transform>> batch;
+        const float rate = sampling_rate(anim);
         for (uint64_t f = 0; f < frames; ++f) {
-            batch.push_back(frame_pose(scene.skeleton, anim, uint32_t(f)));
+            batch.push_back(frame_pose(scene.skeleton, anim, uint32_t(f), rate));
             if (batch.size() == 1024 || f + 1 == frames) {
                 for (auto& b : skinned_bounds(scene, batch)) out.push_back(b);
                 batch.clear();

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "formats/iqe/iqe_layout.hpp"
+#include "rigport/anim.hpp"
 #include "rigport/formats.hpp"
 
 namespace rigport {
@@ -41,7 +42,10 @@ Expected<Part> load_part(const std::string& path, const LoadOptions& options) {
         part.has_normals = doc->has_normals;
         return part;
     }
-    auto scene = load_bytes(*bytes, path, options);
+    // Files the model refers to (a .gltf's external buffers) are read beside it, as load() does.
+    LoadOptions beside = options;
+    if (!beside.read_resource) beside.read_resource = resource_reader(path, options.max_file_bytes);
+    auto scene = load_bytes(*bytes, path, beside);
     if (!scene) return scene.error();
     part.scene = std::move(*scene);
     part.smoothing.resize(part.scene.meshes.size());
@@ -93,7 +97,7 @@ void apply_animation_options(Scene& scene, const AnimationInputOptions& o, const
     Animation& a = scene.animations[0];
     if (o.name) a.name = *o.name;
     if (o.loop) a.loop = true;
-    const float old_rate = a.frame_rate > 0 ? a.frame_rate : default_frame_rate;
+    const float old_rate = sampling_rate(a);  // keyed sources: the rate their keys fall on
     const int64_t frames = a.frame_count;
     int64_t first = std::max<int64_t>(0, o.start.value_or(0));
     // --end: >= 0 is the last frame kept (inclusive); -1 means unset; -2 still keeps the last

@@ -39,6 +39,8 @@ inline constexpr const char* generator = "rigport";
 
 // A GLB header ("glTF", version 2). JSON files are recognised by extension only.
 bool detect(std::span<const uint8_t> bytes);
+// .glb or .gltf -> Scene (gltf_read.cpp): Y up, right-handed, counter-clockwise, as glTF is.
+Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options);
 // GLB when path ends in .glb (any case), else JSON with the buffer in <stem>.bin (or inline when
 // options.gltf.embed_buffer).
 Expected<Output> write(const Scene& scene, const std::string& path, const SaveOptions& options);

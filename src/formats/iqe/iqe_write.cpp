@@ -7,6 +7,7 @@
 
 #include "formats/iqe/iqe_layout.hpp"
 #include "rigport/anim.hpp"
+#include "rigport/process.hpp"
 
 namespace rigport::iqe {
 
@@ -161,7 +162,9 @@ void Writer::animations() {
         if (!a.morph_tracks.empty()) dropped(fmt::format("animation '{}': morph weight tracks", a.name));
         out_ += '\n';
         line("animation {}", quoted(a.name));
-        if (a.frame_rate > 0) line("framerate {}", a.frame_rate);
+        // A keyed animation is sampled at sampling_rate(); the default rate goes unsaid.
+        const float rate = sampling_rate(a);
+        if (a.frame_rate > 0 || rate != default_frame_rate) line("framerate {}", rate);
         if (a.loop) line("loop");
         if (sk.joints.empty()) {
             if (!a.tracks.empty()) dropped(fmt::format("animation '{}': tracks without a skeleton", a.name));
@@ -171,7 +174,7 @@ void Writer::animations() {
         for (uint64_t f = 0; f < frames; ++f) {
             out_ += '\n';
             line("frame {}", f);
-            for (auto& t : frame_pose(sk, a, static_cast<uint32_t>(f))) pose(t);
+            for (auto& t : frame_pose(sk, a, static_cast<uint32_t>(f), rate)) pose(t);
         }
     }
 }
@@ -197,7 +200,10 @@ std::vector<uint8_t> Writer::run() {
 
 }  // namespace
 
-Expected<std::vector<uint8_t>> write(const Scene& scene, const SaveOptions& options) {
+Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& options) {
+    // IQE shares IQM's conventions (Z up, clockwise): other scenes are written from a converted copy.
+    const std::optional<Scene> converted = iqm_conventions_copy(input);
+    const Scene& scene = converted ? *converted : input;
     if (auto st = check_invariants(scene); !st) return st.error();
     return Writer(scene, options).run();
 }

@@ -29,7 +29,11 @@ using namespace write_detail;
 
 // ---- the writer ------------------------------------------------------------------------------------
 
-Expected<IqmFile> from_scene(const Scene& scene, const SaveOptions& options) {
+Expected<IqmFile> from_scene(const Scene& input, const SaveOptions& options) {
+    // IQM is Z up with clockwise front faces: a scene in other conventions is written from a copy
+    // converted to them (a glTF scene is Y up and counter-clockwise).
+    const std::optional<Scene> converted = iqm_conventions_copy(input);
+    const Scene& scene = converted ? *converted : input;
     if (auto st = check_invariants(scene); !st) return st.error();
     if (scene.vertex_count() > uint32_limit || scene.triangle_count() > uint32_limit)
         return make_error(ErrorCode::LimitExceeded, fmt::format("{} vertices and {} triangles do not fit IQM's uint32 counts",
@@ -95,6 +99,9 @@ Expected<IqmFile> from_scene(const Scene& scene, const SaveOptions& options) {
         std::vector<FrameBounds> bounds = decoded_bounds(scene, *decoded);
         if (bounds.size() == file.header.num_frames)
             for (auto& b : bounds) file.bounds.push_back({b.min, b.max, b.xy_radius, b.radius});
+        if (warnings)
+            for (auto& a : scene.animations)
+                if (!a.morph_tracks.empty()) warnings->add(WarningCode::DroppedData, "IQM has no morph targets; morph weight tracks were not written");
     } else if (!scene.animations.empty() && warnings) {
         warnings->add(WarningCode::DroppedData, fmt::format("{} animations were not written: IQM animates joints and the scene has none",
                                                             scene.animations.size()));

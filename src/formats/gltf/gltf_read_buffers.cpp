@@ -1,0 +1,174 @@
+// glTF reader: the GLB container (glTF 2.0 §4.4), buffers from the BIN chunk, base64 data: URIs
+// (RFC 2397, RFC 4648) or external files, and bufferViews checked against them (§3.6.1).
+#include <fmt/format.h>
+
+#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf_read_parts.hpp"
+#include "io/byte_cursor.hpp"
+
+namespace rigport::gltf::read_detail {
+
+namespace {
+
+uint32_t u32_at(std::span<const uint8_t> b, uint64_t at) {
+    return uint32_t(b[at]) | uint32_t(b[at + 1]) << 8 | uint32_t(b[at + 2]) << 16 | uint32_t(b[at + 3]) << 24;
+}
+
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int base64_digit(char c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62;  // standard and URL-safe alphabets
+    if (c == '/' || c == '_') return 63;
+    return -1;
+}
+
+// Base64 text -> bytes; trailing '=' padding optional. The position of a bad character, if any.
+std::optional<size_t> decode_base64(std::string_view text, std::vector<uint8_t>& out) {
+    while (!text.empty() && text.back() == '=') text.remove_suffix(1);
+    out.reserve(text.size() / 4 * 3 + 3);
+    uint32_t bits = 0;
+    int held = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const int d = base64_digit(text[i]);
+        if (d < 0) return i;
+        bits = bits << 6 | uint32_t(d);
+        held += 6;
+        if (held >= 8) {
+            held -= 8;
+            out.push_back(uint8_t(bits >> held));
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string percent_decode(const std::string& uri) {
+    std::string out;
+    out.reserve(uri.size());
+    for (size_t i = 0; i < uri.size(); ++i) {
+        if (uri[i] == '%' && i + 2 < uri.size() && hex_digit(uri[i + 1]) >= 0 && hex_digit(uri[i + 2]) >= 0) {
+            out += char(hex_digit(uri[i + 1]) * 16 + hex_digit(uri[i + 2]));
+            i += 2;
+        } else {
+            out += uri[i];
+        }
+    }
+    return out;
+}
+
+Expected<GlbChunks> split_glb(std::span<const uint8_t> bytes, Warnings& warnings) {
+    if (bytes.size() < GLB_HEADER_SIZE + GLB_CHUNK_HEADER_SIZE)
+        return make_error(ErrorCode::Malformed, fmt::format("a GLB needs at least 20 bytes, the file has {}", bytes.size()), 0);
+    if (u32_at(bytes, 0) != GLB_MAGIC) return make_error(ErrorCode::Malformed, "not a GLB (magic is not 'glTF')", 0);
+    if (u32_at(bytes, 4) != GLB_VERSION)
+        return make_error(ErrorCode::Unsupported, fmt::format("GLB version {} (only 2 is read)", u32_at(bytes, 4)), 4);
+    uint64_t end = u32_at(bytes, 8);
+    if (end > bytes.size())
+        return make_error(ErrorCode::Malformed, fmt::format("GLB length {} exceeds the file's {} bytes", end, bytes.size()), 8);
+    if (end < bytes.size()) warnings.add(WarningCode::FileSizeMismatch, fmt::format("{} bytes after the GLB's length {} ignored", bytes.size() - end, end), end);
+    GlbChunks out;
+    uint64_t at = GLB_HEADER_SIZE;
+    for (uint32_t chunk = 0; at < end; ++chunk) {
+        if (!io::range_fits(at, 1, GLB_CHUNK_HEADER_SIZE, end))
+            return make_error(ErrorCode::Malformed, fmt::format("chunk {}: its 8-byte header runs past the GLB length {}", chunk, end), at);
+        const uint64_t length = u32_at(bytes, at), type = u32_at(bytes, at + 4);
+        const uint64_t data = at + GLB_CHUNK_HEADER_SIZE;
+        if (!io::range_fits(data, 1, length, end))
+            return make_error(ErrorCode::Malformed, fmt::format("chunk {}: length {} runs past the GLB length {}", chunk, length, end), at);
+        const auto span = bytes.subspan(data, length);
+        if (chunk == 0) {
+            if (type != GLB_CHUNK_JSON) return make_error(ErrorCode::Malformed, fmt::format("the first chunk is {:#010x}, not JSON", type), at + 4);
+            out.json = span;
+            out.json_offset = data;
+        } else if (type == GLB_CHUNK_BIN && !out.bin) {
+            out.bin = span;
+        } else {
+            warnings.add(WarningCode::UnknownCommand, fmt::format("GLB chunk {} of type {:#010x} ignored", chunk, type), at);
+        }
+        at = data + length;
+    }
+    if (out.json.empty()) return make_error(ErrorCode::Malformed, "the GLB has no JSON chunk", GLB_HEADER_SIZE);
+    return out;
+}
+
+std::optional<std::span<const uint8_t>> Reader::buffer(uint32_t which) {
+    const std::string path = fmt::format("/buffers/{}", which);
+    const Json* b = item("buffers", which);
+    uint64_t length = 0;
+    std::string uri;
+    if (!b || !uint(*b, "byteLength", path, length, true) || !string(*b, "uri", path, uri)) return std::nullopt;
+    if (loaded_.size() < count("buffers")) loaded_.resize(count("buffers"));
+    auto& slot = loaded_[which];
+    std::span<const uint8_t> data;
+    if (slot) {
+        data = *slot;
+    } else if (uri.empty() && !find(*b, "uri")) {
+        if (!glb || which != 0) return fail(ErrorCode::Malformed, path, "no uri (only the first buffer of a GLB may omit it)"), std::nullopt;
+        if (!glb_bin) return fail(ErrorCode::Malformed, path, "no uri, and the GLB has no BIN chunk"), std::nullopt;
+        data = *glb_bin;
+    } else if (uri.rfind("data:", 0) == 0) {
+        const size_t comma = uri.find(',');
+        if (comma == std::string::npos) return fail(ErrorCode::Malformed, path + "/uri", "a data: URI without ','"), std::nullopt;
+        const std::string_view header(uri.data() + 5, comma - 5);
+        std::vector<uint8_t> bytes;
+        if (header.size() >= 7 && header.substr(header.size() - 7) == ";base64") {
+            if (auto bad = decode_base64(std::string_view(uri).substr(comma + 1), bytes))
+                return fail(ErrorCode::Malformed, path + "/uri", fmt::format("invalid base64 at character {}", comma + 1 + *bad)), std::nullopt;
+        } else {
+            const std::string text = percent_decode(uri.substr(comma + 1));
+            bytes.assign(text.begin(), text.end());
+        }
+        slot = std::move(bytes);
+        data = *slot;
+    } else {
+        const std::string name = percent_decode(uri);
+        if (!options.read_resource)
+            return fail(ErrorCode::Unsupported, path + "/uri",
+                        fmt::format("external buffer '{}': no folder to read it from (use load with a path)", name)),
+                   std::nullopt;
+        auto bytes = options.read_resource(name);
+        if (!bytes) {
+            Error inner = bytes.error();
+            inner.message = fmt::format("{}/uri: external buffer '{}': {}", path, name, inner.to_string());
+            inner.path.clear();
+            if (!error) error = std::move(inner);
+            return std::nullopt;
+        }
+        slot = std::move(*bytes);
+        data = *slot;
+    }
+    if (data.size() < length)
+        return fail(ErrorCode::Malformed, path + "/byteLength", fmt::format("{} but the data holds {} bytes", length, data.size())), std::nullopt;
+    return data.first(length);
+}
+
+std::optional<std::span<const uint8_t>> Reader::buffer_view(uint32_t which, uint32_t& stride) {
+    const std::string path = fmt::format("/bufferViews/{}", which);
+    const Json* v = item("bufferViews", which);
+    uint32_t buffer_index = 0;
+    uint64_t offset = 0, length = 0, byte_stride = 0;
+    if (!v || !index(*v, "buffer", path, buffer_index, true, "buffers", count("buffers")) || !uint(*v, "byteOffset", path, offset, false) ||
+        !uint(*v, "byteLength", path, length, true) || !uint(*v, "byteStride", path, byte_stride, false))
+        return std::nullopt;
+    if (find(*v, "byteStride") && (byte_stride < 4 || byte_stride > 252 || byte_stride % 4 != 0))
+        return fail(ErrorCode::Malformed, path + "/byteStride", fmt::format("{} is not a multiple of 4 in 4..252", byte_stride)), std::nullopt;
+    auto data = buffer(buffer_index);
+    if (!data) return std::nullopt;
+    if (!io::range_fits(offset, 1, length, data->size()))
+        return fail(ErrorCode::Malformed, path,
+                    fmt::format("byteOffset {} + byteLength {} exceeds the {}-byte buffer {}", offset, length, data->size(), buffer_index)),
+               std::nullopt;
+    stride = uint32_t(byte_stride);
+    return data->subspan(offset, length);
+}
+
+}  // namespace rigport::gltf::read_detail
