@@ -142,6 +142,9 @@ struct Skeleton {
     // True when the source held only an animation hierarchy (IQM poses without joints):
     // names are empty and the bind pose is unknown, so it binds to a skeleton by index.
     bool animation_only = false;
+    // Per joint: the id the source gave the bone (Cal3D bone ids, in any order in the file);
+    // empty when the ids are the joint indices. Influences and tracks are already remapped.
+    std::vector<int32_t> source_ids;
 };
 
 enum class Channel : uint8_t { Translation, Rotation, Scale };

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <string>
 
+#include "formats/cal3d/cal3d_layout.hpp"
 #include "formats/gltf/gltf_layout.hpp"
 #include "formats/iqe/iqe_layout.hpp"
 #include "formats/iqm/iqm_layout.hpp"
@@ -32,6 +33,18 @@ const std::vector<FormatInfo>& formats() {
         FormatInfo{"gltf", "glTF 2.0 (.gltf JSON + .bin, or .glb binary)", {".gltf", ".glb"}, &gltf::detect, &gltf::read, &gltf::write, nullptr},
         // The same writer forced to GLB whatever the output is called (--format glb); reads either.
         FormatInfo{"glb", "glTF 2.0 binary container (writes GLB whatever the extension)", {}, nullptr, &gltf::read, &gltf::write_glb, nullptr},
+        // Cal3D: one entry per file type and encoding (formats/cal3d.md); binary by magic + version,
+        // XML by its header or root element. Read only; whole characters via load_cal3d_character.
+        FormatInfo{"cal3d-csf", "Cal3D binary skeleton", {".csf"}, &cal3d::detect_csf, &cal3d::read_csf, nullptr, nullptr},
+        FormatInfo{"cal3d-cmf", "Cal3D binary mesh", {".cmf"}, &cal3d::detect_cmf, &cal3d::read_cmf, nullptr, nullptr},
+        FormatInfo{"cal3d-caf", "Cal3D binary animation", {".caf"}, &cal3d::detect_caf, &cal3d::read_caf, nullptr, nullptr},
+        FormatInfo{"cal3d-crf", "Cal3D binary material", {".crf"}, &cal3d::detect_crf, &cal3d::read_crf, nullptr, nullptr},
+        FormatInfo{"cal3d-cpf", "Cal3D binary morph animation", {".cpf"}, &cal3d::detect_cpf, &cal3d::read_cpf, nullptr, nullptr},
+        FormatInfo{"cal3d-xsf", "Cal3D XML skeleton", {".xsf"}, &cal3d::detect_xsf, &cal3d::read_xsf, nullptr, nullptr},
+        FormatInfo{"cal3d-xmf", "Cal3D XML mesh", {".xmf"}, &cal3d::detect_xmf, &cal3d::read_xmf, nullptr, nullptr},
+        FormatInfo{"cal3d-xaf", "Cal3D XML animation", {".xaf"}, &cal3d::detect_xaf, &cal3d::read_xaf, nullptr, nullptr},
+        FormatInfo{"cal3d-xrf", "Cal3D XML material", {".xrf"}, &cal3d::detect_xrf, &cal3d::read_xrf, nullptr, nullptr},
+        FormatInfo{"cal3d-xpf", "Cal3D XML morph animation", {".xpf"}, &cal3d::detect_xpf, &cal3d::read_xpf, nullptr, nullptr},
     };
     return list;
 }

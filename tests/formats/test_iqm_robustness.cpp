@@ -107,7 +107,9 @@ TEST(IqmRobustness, TenThousandSeededMutationsPerFile) {
                     auto scene = iqm::read(m, LoadOptions{});
                     // The glTF writer takes whatever a reader accepted: a value or an Error.
                     auto glb = save_bytes(*scene, "out.glb");
-                    if (!glb) EXPECT_FALSE(glb.error().message.empty()) << what;
+                    if (!glb) {
+                        EXPECT_FALSE(glb.error().message.empty()) << what;
+                    }
                     auto out = save_bytes(*scene, "out.iqm");
                     if (out) {
                         auto back = iqm::read(*out, LoadOptions{});

@@ -1,0 +1,261 @@
+// Cal3D whole character: .cfg model lists and per-file scenes merged by bone id (formats/cal3d.md §4.5, §4.7, §5, §3.7).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "formats/cal3d/cal3d_layout.hpp"
+#include "rigport/cal3d.hpp"
+
+namespace rigport {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Input {
+    std::string path;
+    bool optional = false;  // named by a .cfg: a missing file is a warning
+};
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace((unsigned char)s.front())) s.remove_prefix(1);
+    while (!s.empty() && std::isspace((unsigned char)s.back())) s.remove_suffix(1);
+    return s;
+}
+
+bool ends_with_cfg(const std::string& p) {
+    std::string e = fs::path(p).extension().string();
+    std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return e == ".cfg";
+}
+
+// §4.5: key=value lines, '#' comments; paths relative to the .cfg (or to path=).
+Status read_cfg(const std::string& cfg, const LoadOptions& options, std::vector<Input>& inputs, Scene& scene) {
+    auto bytes = read_file(cfg, options.max_file_bytes);
+    if (!bytes) return bytes.error();
+    std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    fs::path base = fs::path(cfg).parent_path();
+    uint32_t line_no = 0;
+    while (!text.empty()) {
+        size_t end = text.find('\n');
+        std::string_view line = trim(text.substr(0, end));
+        text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+        ++line_no;
+        if (line.empty() || line.front() == '#') continue;
+        size_t eq = line.find('=');
+        if (eq == std::string_view::npos) {
+            Error e = make_error(ErrorCode::Malformed, fmt::format("'{}' is not key=value", line.substr(0, 60)));
+            e.path = cfg;
+            e.line = line_no;
+            e.column = 1;
+            return e;
+        }
+        std::string key(trim(line.substr(0, eq)));
+        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        std::string value(trim(line.substr(eq + 1)));
+        if (key == "path") {
+            base = fs::path(cfg).parent_path() / value;
+        } else if (key == "scale") {
+            scene.meta.comment += fmt::format("cfg scale={} (a viewer setting; not applied)\n", value);
+        } else if (key == "skeleton" || key == "mesh" || key == "material" || key == "animation" || key == "morphanim" ||
+                   key == "morphanimation") {
+            inputs.push_back(Input{(base / value).string(), true});
+        } else {
+            scene.warnings.add(WarningCode::UnknownCommand, fmt::format("{}:{}: unknown key '{}' ignored", cfg, line_no, key));
+        }
+    }
+    return Ok{};
+}
+
+Error in_file(Error e, const std::string& path) {
+    if (e.path.empty()) e.path = path;
+    return e;
+}
+
+struct Loaded {
+    std::string path, stem, format;
+    Scene scene;
+};
+
+// Linear interpolation of a morph weight track at t, clamped outside its keys.
+float sample(const std::vector<float>& times, const std::vector<float>& weights, float t) {
+    if (times.empty()) return 0.0f;
+    if (t <= times.front()) return weights.front();
+    for (size_t i = 1; i < times.size(); ++i)
+        if (t <= times[i]) {
+            const float span = times[i] - times[i - 1];
+            const float a = span > 0 ? (t - times[i - 1]) / span : 1.0f;
+            return weights[i - 1] + a * (weights[i] - weights[i - 1]);
+        }
+    return weights.back();
+}
+
+}  // namespace
+
+Expected<Scene> load_cal3d_character(const std::vector<std::string>& paths, const LoadOptions& options) {
+    Scene out;
+    std::vector<Input> inputs;
+    for (auto& p : paths) {
+        if (ends_with_cfg(p)) {
+            if (auto st = read_cfg(p, options, inputs, out); !st) return st.error();
+        } else {
+            inputs.push_back(Input{p, false});
+        }
+    }
+    std::vector<Loaded> files;
+    for (auto& in : inputs) {
+        const std::string stem = fs::path(in.path).stem().string();
+        auto scene = load(in.path, options);
+        if (!scene) {
+            if (in.optional && scene.error().code == ErrorCode::NotFound) {
+                out.warnings.add(WarningCode::Other, fmt::format("{}: not found; skipped", in.path));
+                // A material slot keeps its index: material threads count .cfg lines (§4.5).
+                std::string ext = fs::path(in.path).extension().string();
+                std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+                if (ext == ".xrf" || ext == ".crf") {
+                    Scene placeholder;
+                    placeholder.materials.push_back(Material{});
+                    files.push_back(Loaded{in.path, stem, "cal3d-material-missing", std::move(placeholder)});
+                }
+                continue;
+            }
+            return in_file(scene.error(), in.path);
+        }
+        std::string format = scene->meta.source_format;
+        if (!format.starts_with("cal3d-"))
+            return in_file(make_error(ErrorCode::InvalidArgument, fmt::format("not a Cal3D file ({})", format)), in.path);
+        files.push_back(Loaded{in.path, stem, format, std::move(*scene)});
+    }
+    auto is = [](const Loaded& f, std::string_view a, std::string_view b) { return f.format == a || f.format == b; };
+    auto is_material = [&](const Loaded& f) { return is(f, "cal3d-crf", "cal3d-xrf") || f.format == "cal3d-material-missing"; };
+
+    // Skeleton: exactly one at most; bone id -> joint.
+    std::map<int32_t, uint32_t> joint_of;
+    const Loaded* skeleton = nullptr;
+    for (auto& f : files)
+        if (is(f, "cal3d-csf", "cal3d-xsf")) {
+            if (skeleton) return in_file(make_error(ErrorCode::InvalidArgument, fmt::format("a second skeleton (the first is {})", skeleton->path)), f.path);
+            skeleton = &f;
+            out.skeleton = f.scene.skeleton;
+            for (size_t j = 0; j < out.skeleton.source_ids.size(); ++j) joint_of[out.skeleton.source_ids[j]] = uint32_t(j);
+            std::string cfg_comment = std::move(out.meta.comment);
+            out.meta = f.scene.meta;
+            out.meta.comment = std::move(cfg_comment);
+        }
+    auto bone = [&](uint32_t id, const Loaded& f, const char* what) -> Expected<uint32_t> {
+        if (!skeleton)
+            return in_file(make_error(ErrorCode::InvalidArgument, fmt::format("{} on bone {} but no skeleton was given", what, id)), f.path);
+        auto it = joint_of.find(int32_t(id));
+        if (it == joint_of.end())
+            return in_file(make_error(ErrorCode::Malformed, fmt::format("{} on bone {}, the skeleton has {} bones", what, id, joint_of.size())), f.path);
+        return it->second;
+    };
+    for (auto& f : files)
+        if (is_material(f)) {
+            Material m = f.scene.materials.empty() ? Material{} : f.scene.materials.front();
+            m.name = f.stem;
+            out.materials.push_back(std::move(m));
+        }
+    std::vector<std::vector<uint32_t>> meshes_of_file;  // mesh file (in order) -> scene meshes (its submeshes)
+    for (auto& f : files) {
+        if (!is(f, "cal3d-cmf", "cal3d-xmf")) continue;
+        meshes_of_file.emplace_back();
+        const size_t count = f.scene.meshes.size();
+        for (size_t s = 0; s < count; ++s) {
+            Mesh m = f.scene.meshes[s];
+            m.name = count > 1 ? fmt::format("{}#{}", f.stem, s) : f.stem;
+            for (auto& inf : m.skin.influences) {
+                auto j = bone(inf.joint, f, "an influence");
+                if (!j) return j.error();
+                inf.joint = *j;
+            }
+            if (m.material >= int32_t(out.materials.size())) {
+                out.warnings.add(WarningCode::Other, fmt::format("{}: material thread {} but {} materials; none used", f.path, m.material, out.materials.size()));
+                m.material = -1;
+            }
+            meshes_of_file.back().push_back(uint32_t(out.meshes.size()));
+            out.meshes.push_back(std::move(m));
+        }
+    }
+    for (auto& f : files) {
+        if (!is(f, "cal3d-caf", "cal3d-xaf")) continue;
+        for (Animation a : f.scene.animations) {
+            a.name = f.stem;
+            for (auto& t : a.tracks) {
+                auto j = bone(t.joint, f, "a track");
+                if (!j) return j.error();
+                t.joint = *j;
+            }
+            out.animations.push_back(std::move(a));
+        }
+    }
+    for (auto& f : files) {
+        if (!is(f, "cal3d-cpf", "cal3d-xpf")) continue;
+        // Which (scene mesh, target) each placeholder track drives.
+        std::map<uint32_t, std::vector<std::pair<uint32_t, size_t>>> drives;  // scene mesh -> (target, placeholder mesh)
+        uint64_t unbound = 0;
+        for (size_t p = 0; p < f.scene.meshes.size(); ++p) {
+            const std::string& name = f.scene.meshes[p].name;
+            int mesh_id = -1, morph_id = -1;
+            char subs[256] = {};
+            bool found = false;
+            if (std::sscanf(name.c_str(), "mesh %d submesh %255s morph %d", &mesh_id, subs, &morph_id) == 3) {
+                if (mesh_id >= 0 && size_t(mesh_id) < meshes_of_file.size()) {
+                    std::string list = subs;
+                    for (size_t at = 0; at < list.size();) {
+                        size_t comma = list.find(',', at);
+                        const int s = std::atoi(list.substr(at, comma - at).c_str());
+                        if (s >= 0 && size_t(s) < meshes_of_file[mesh_id].size()) {
+                            const uint32_t sm = meshes_of_file[mesh_id][size_t(s)];
+                            if (morph_id >= 0 && size_t(morph_id) < out.meshes[sm].morph_targets.size()) {
+                                drives[sm].push_back({uint32_t(morph_id), p});
+                                found = true;
+                            }
+                        }
+                        if (comma == std::string::npos) break;
+                        at = comma + 1;
+                    }
+                }
+            } else {
+                for (uint32_t m = 0; m < out.meshes.size(); ++m)
+                    for (uint32_t t = 0; t < out.meshes[m].morph_targets.size(); ++t)
+                        if (out.meshes[m].morph_targets[t].name == name) drives[m].push_back({t, p}), found = true;
+            }
+            unbound += !found;
+        }
+        if (unbound) out.warnings.add(WarningCode::Other, fmt::format("{}: {} morph tracks name no loaded morph target; ignored", f.path, unbound));
+        const auto& src = f.scene.animations.front().morph_tracks;
+        Animation a;
+        a.name = f.stem;
+        a.loop = true;
+        for (auto& [m, list] : drives) {
+            std::set<float> times;
+            for (auto& [t, p] : list) times.insert(src[p].times.begin(), src[p].times.end());
+            MorphWeightTrack mt;
+            mt.mesh = m;
+            mt.times.assign(times.begin(), times.end());
+            const size_t targets = out.meshes[m].morph_targets.size();
+            mt.weights.assign(mt.times.size() * targets, 0.0f);
+            for (size_t k = 0; k < mt.times.size(); ++k)
+                for (auto& [t, p] : list) mt.weights[k * targets + t] = sample(src[p].times, src[p].weights, mt.times[k]);
+            a.morph_tracks.push_back(std::move(mt));
+        }
+        out.animations.push_back(std::move(a));
+    }
+    if (!skeleton && !files.empty()) {
+        std::string cfg_comment = std::move(out.meta.comment);
+        out.meta = files.front().scene.meta;
+        out.meta.comment = std::move(cfg_comment);
+    }
+    out.meta.source_format = "cal3d";
+    for (auto& f : files)
+        for (auto& w : f.scene.warnings.items)
+            for (uint32_t i = 0; i < w.count; ++i) out.warnings.add(w.code, fmt::format("{}: {}", f.stem, w.message), w.offset);
+    return out;
+}
+
+}  // namespace rigport

@@ -1,0 +1,241 @@
+// Cal3D XML reading helpers over pugixml: both header forms, any letter case, junk text (formats/cal3d.md §3.1, §9 rule 3).
+#include "formats/cal3d/cal3d_xml.hpp"
+
+#include <fast_float/fast_float.h>
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <cmath>
+#include <vector>
+
+namespace rigport::cal3d::xml {
+
+namespace {
+
+bool iequal(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (std::toupper((unsigned char)a[i]) != std::toupper((unsigned char)b[i])) return false;
+    return true;
+}
+
+// IMVU content has attribute values without quotes (§3.1): quote them inside tags.
+std::string quote_attributes(std::string_view s, uint64_t& fixed) {
+    std::string out;
+    out.reserve(s.size() + 64);
+    bool in_tag = false;
+    char quote = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+        const char ch = s[i];
+        out += ch;
+        if (quote) {
+            if (ch == quote) quote = 0;
+        } else if (!in_tag) {
+            in_tag = ch == '<' && i + 1 < s.size() && (std::isalpha((unsigned char)s[i + 1]) || s[i + 1] == '_');
+        } else if (ch == '>') {
+            in_tag = false;
+        } else if (ch == '"' || ch == '\'') {
+            quote = ch;
+        } else if (ch == '=') {
+            size_t j = i + 1;
+            while (j < s.size() && (s[j] == ' ' || s[j] == '\t')) out += s[j++];
+            if (j < s.size() && s[j] != '"' && s[j] != '\'') {
+                size_t k = j;
+                while (k < s.size() && !std::isspace((unsigned char)s[k]) && s[k] != '>' && !(s[k] == '/' && k + 1 < s.size() && s[k + 1] == '>')) ++k;
+                out += '"';
+                out.append(s.substr(j, k - j));
+                out += '"';
+                ++fixed;
+                i = k - 1;
+            } else {
+                i = j - 1;
+            }
+        }
+    }
+    return out;
+}
+
+std::pair<uint32_t, uint32_t> line_col(std::span<const uint8_t> bytes, ptrdiff_t offset) {
+    uint32_t line = 1, col = 1;
+    for (ptrdiff_t i = 0; i < offset && size_t(i) < bytes.size(); ++i) {
+        if (bytes[size_t(i)] == '\n') ++line, col = 1;
+        else ++col;
+    }
+    return {line, col};
+}
+
+uint64_t count_junk(pugi::xml_node node) {
+    uint64_t junk = 0;
+    bool has_elements = false;
+    for (auto c : node.children()) has_elements |= c.type() == pugi::node_element;
+    for (auto c : node.children()) {
+        if (c.type() == pugi::node_pcdata && (has_elements || node.type() == pugi::node_document)) ++junk;
+        if (c.type() == pugi::node_element) junk += count_junk(c);
+    }
+    return junk;
+}
+
+const char* body_name(FileType type) {
+    static const char* names[] = {"SKELETON", "MESH", "ANIMATION", "MATERIAL", "ANIMATION"};
+    return names[size_t(type)];
+}
+
+}  // namespace
+
+bool is(pugi::xml_node node, std::string_view name) { return node.type() == pugi::node_element && iequal(node.name(), name); }
+
+pugi::xml_node child(pugi::xml_node node, std::string_view name) {
+    for (auto c = node.first_child(); c; c = c.next_sibling())
+        if (is(c, name)) return c;
+    return {};
+}
+
+pugi::xml_node next(pugi::xml_node node, std::string_view name) {
+    for (auto c = node.next_sibling(); c; c = c.next_sibling())
+        if (is(c, name)) return c;
+    return {};
+}
+
+const char* attribute(pugi::xml_node node, std::string_view name) {
+    for (auto a = node.first_attribute(); a; a = a.next_attribute())
+        if (iequal(a.name(), name)) return a.value();
+    return nullptr;
+}
+
+Error error_at(const Document& d, pugi::xml_node node, std::string message) {
+    std::string path;
+    for (auto n = node; n && n.type() == pugi::node_element; n = n.parent()) {
+        uint32_t index = 0;
+        for (auto s = n.previous_sibling(); s; s = s.previous_sibling())
+            if (iequal(s.name(), n.name())) ++index;
+        std::string part = index ? fmt::format("{}[{}]", n.name(), index) : std::string(n.name());
+        path = path.empty() ? part : part + "/" + path;
+    }
+    const ptrdiff_t offset = node ? node.offset_debug() : 0;
+    Error e = make_error(ErrorCode::Malformed, fmt::format("{} (byte {}): {}", path, offset, message), uint64_t(std::max<ptrdiff_t>(offset, 0)));
+    auto [line, col] = line_col(d.bytes, offset);
+    e.line = line;
+    e.column = col;
+    return e;
+}
+
+bool floats(const char* text, float* out, int n, bool& non_finite) {
+    if (!text) return false;
+    const char* p = text;
+    const char* end = p + std::strlen(p);
+    for (int i = 0; i < n; ++i) {
+        while (p < end && std::isspace((unsigned char)*p)) ++p;
+        if (p < end && *p == '+') ++p;
+        auto r = fast_float::from_chars(p, end, out[i]);
+        if (r.ec != std::errc() && r.ec != std::errc::result_out_of_range) return false;
+        if (!std::isfinite(out[i])) {
+            out[i] = 0.0f;
+            non_finite = true;
+        }
+        p = r.ptr;
+    }
+    return true;
+}
+
+bool integer(const char* text, int32_t& out) {
+    if (!text) return false;
+    const char* p = text;
+    const char* end = p + std::strlen(p);
+    while (p < end && std::isspace((unsigned char)*p)) ++p;
+    if (p < end && *p == '+') ++p;
+    auto r = std::from_chars(p, end, out);
+    return r.ec == std::errc();
+}
+
+std::optional<Error> int_attribute(const Document& d, pugi::xml_node node, std::string_view name, int32_t& out, bool required) {
+    const char* v = attribute(node, name);
+    if (!v && !required) return std::nullopt;
+    if (!integer(v, out))
+        return error_at(d, node, v ? fmt::format("{}=\"{}\" is not an integer", name, std::string_view(v).substr(0, 40))
+                                   : fmt::format("missing {} attribute", name));
+    return std::nullopt;
+}
+
+std::optional<Error> float_attribute(const Document& d, pugi::xml_node node, std::string_view name, float& out, Warnings& w) {
+    const char* v = attribute(node, name);
+    bool non_finite = false;
+    if (!floats(v, &out, 1, non_finite))
+        return error_at(d, node, v ? fmt::format("{}=\"{}\" is not a number", name, std::string_view(v).substr(0, 40))
+                                   : fmt::format("missing {} attribute", name));
+    if (non_finite) w.add(WarningCode::Other, "non-finite numbers replaced by 0", uint64_t(node.offset_debug()));
+    return std::nullopt;
+}
+
+std::optional<Error> element_floats(const Document& d, pugi::xml_node parent, std::string_view name, float* out, int n,
+                                    Warnings& w, bool required, bool* found) {
+    pugi::xml_node e = child(parent, name);
+    if (found) *found = bool(e);
+    if (!e) {
+        if (!required) return std::nullopt;
+        return error_at(d, parent, fmt::format("missing <{}>", name));
+    }
+    bool non_finite = false;
+    if (!floats(e.child_value(), out, n, non_finite)) return error_at(d, e, fmt::format("expected {} numbers", n));
+    if (non_finite) w.add(WarningCode::Other, "non-finite numbers replaced by 0", uint64_t(e.offset_debug()));
+    return std::nullopt;
+}
+
+std::optional<Error> parse(std::span<const uint8_t> bytes, FileType type, Document& d, Warnings& warnings) {
+    d.bytes = bytes;
+    std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    const unsigned options = pugi::parse_default | pugi::parse_fragment;
+    d.buffer.assign(text);
+    auto result = d.doc.load_buffer_inplace(d.buffer.data(), d.buffer.size(), options, pugi::encoding_utf8);
+    if (result.status == pugi::status_bad_attribute) {
+        uint64_t fixed = 0;
+        d.buffer = quote_attributes(text, fixed);
+        result = d.doc.load_buffer_inplace(d.buffer.data(), d.buffer.size(), options, pugi::encoding_utf8);
+        if (result && fixed) warnings.add(WarningCode::Other, fmt::format("{} attribute values without quotes (IMVU-tolerated)", fixed));
+    }
+    if (!result) {
+        Error e = make_error(ErrorCode::Malformed, fmt::format("XML (byte {}): {}", result.offset, result.description()), uint64_t(result.offset));
+        auto [line, col] = line_col(bytes, result.offset);
+        e.line = line;
+        e.column = col;
+        return e;
+    }
+    if (uint64_t junk = count_junk(d.doc))
+        warnings.add(WarningCode::Other, fmt::format("{} runs of text between elements ignored (IMVU-tolerated junk)", junk));
+    pugi::xml_node first;
+    for (auto c : d.doc.children())
+        if (c.type() == pugi::node_element) {
+            first = c;
+            break;
+        }
+    if (!first) return make_error(ErrorCode::Malformed, "no XML element");
+    pugi::xml_node body = first;
+    const char* version = nullptr;
+    if (is(first, "HEADER")) {
+        d.header_form = true;
+        const char* magic = attribute(first, "MAGIC");
+        if (!magic || !iequal(magic, xml_magic(type)))
+            return error_at(d, first, fmt::format("MAGIC \"{}\" is not {}", magic ? magic : "", xml_magic(type)));
+        version = attribute(first, "VERSION");
+        body = first.next_sibling();
+        while (body && body.type() != pugi::node_element) body = body.next_sibling();
+        if (!body) return error_at(d, first, fmt::format("no <{}> after the header", body_name(type)));
+    } else {
+        version = attribute(body, "VERSION");
+        if (const char* magic = attribute(body, "MAGIC"); magic && !iequal(magic, xml_magic(type)))
+            return error_at(d, body, fmt::format("MAGIC \"{}\" is not {}", magic, xml_magic(type)));
+    }
+    if (!is(body, body_name(type))) return error_at(d, body, fmt::format("expected <{}>", body_name(type)));
+    if (version) {
+        if (!integer(version, d.version)) return error_at(d, d.header_form ? first : body, "VERSION is not an integer");
+        if (d.version < earliest_version)
+            return error_at(d, d.header_form ? first : body, fmt::format("VERSION {} < {}", d.version, earliest_version));
+    } else {
+        warnings.add(WarningCode::Other, "no VERSION attribute");
+    }
+    d.body = body;
+    return std::nullopt;
+}
+
+}  // namespace rigport::cal3d::xml

@@ -1,0 +1,82 @@
+// XSF XML skeleton and XRF XML material readers (formats/cal3d.md §3.3, §3.6).
+#include <fmt/format.h>
+
+#include "formats/cal3d/cal3d_xml.hpp"
+
+namespace rigport::cal3d {
+
+Expected<Scene> read_xsf(std::span<const uint8_t> bytes, const LoadOptions& options) {
+    Scene scene;
+    xml::Document d;
+    if (auto e = xml::parse(bytes, FileType::Skeleton, d, scene.warnings)) return *e;
+    std::vector<Bone> bones;
+    // The bone index is the document order (§3.2): BONE ID and NUMBONES are not trusted.
+    for (auto node = xml::child(d.body, "BONE"); node; node = xml::next(node, "BONE")) {
+        if (bones.size() >= options.max_elements)
+            return make_error(ErrorCode::LimitExceeded, fmt::format("more than {} bones", options.max_elements));
+        Bone b;
+        b.offset = uint64_t(node.offset_debug());
+        const char* name = xml::attribute(node, "NAME");
+        b.name = name ? name : "";
+        auto& w = scene.warnings;
+        if (auto e = xml::element_floats(d, node, "TRANSLATION", b.translation.data(), 3, w)) return *e;
+        if (auto e = xml::element_floats(d, node, "ROTATION", b.rotation.data(), 4, w)) return *e;
+        if (auto e = xml::element_floats(d, node, "LOCALTRANSLATION", b.local_translation.data(), 3, w)) return *e;
+        if (auto e = xml::element_floats(d, node, "LOCALROTATION", b.local_rotation.data(), 4, w)) return *e;
+        auto parent = xml::child(node, "PARENTID");
+        if (!parent) return xml::error_at(d, node, "missing <PARENTID>");
+        if (!xml::integer(parent.child_value(), b.parent)) return xml::error_at(d, parent, "not an integer");
+        for (auto c = xml::child(node, "CHILDID"); c; c = xml::next(c, "CHILDID")) {
+            int32_t id = 0;
+            if (!xml::integer(c.child_value(), id)) return xml::error_at(d, c, "not an integer");
+            if (b.children.size() >= options.max_elements) return xml::error_at(d, c, "too many CHILDID");
+            b.children.push_back(id);
+        }
+        bones.push_back(std::move(b));
+    }
+    int32_t declared = -1;
+    if (xml::integer(xml::attribute(d.body, "NUMBONES"), declared) && declared != int32_t(bones.size()))
+        scene.warnings.add(WarningCode::Other, fmt::format("NUMBONES {} but {} BONE elements; all are read", declared, bones.size()));
+    for (auto c : d.body.children())
+        if (c.type() == pugi::node_element && !xml::is(c, "BONE"))
+            scene.warnings.add(WarningCode::UnknownCommand, fmt::format("unknown element <{}> in SKELETON ignored", c.name()));
+    auto sk = build_skeleton(bones, false, scene.warnings);
+    if (!sk) return sk.error();
+    scene.skeleton = std::move(*sk);
+    set_meta(scene, FileType::Skeleton, false, d.version);
+    return scene;
+}
+
+Expected<Scene> read_xrf(std::span<const uint8_t> bytes, const LoadOptions& options) {
+    Scene scene;
+    xml::Document d;
+    if (auto e = xml::parse(bytes, FileType::Material, d, scene.warnings)) return *e;
+    Material m;
+    uint8_t colors[3][4] = {};
+    const char* names[3] = {"AMBIENT", "DIFFUSE", "SPECULAR"};
+    for (int c = 0; c < 3; ++c) {
+        float v[4] = {0, 0, 0, 0};
+        if (auto e = xml::element_floats(d, d.body, names[c], v, 4, scene.warnings)) return *e;
+        for (int k = 0; k < 4; ++k) {
+            if (v[k] < 0 || v[k] > 255)
+                scene.warnings.add(WarningCode::Other, fmt::format("{} component {} outside 0..255; clamped", names[c], v[k]));
+            colors[c][k] = uint8_t(std::clamp(v[k], 0.0f, 255.0f) + 0.5f);
+        }
+    }
+    set_colors(m, colors[0], colors[1], colors[2]);
+    if (auto e = xml::element_floats(d, d.body, "SHININESS", &m.shininess, 1, scene.warnings)) return *e;
+    for (auto node = xml::child(d.body, "MAP"); node; node = xml::next(node, "MAP")) {
+        if (m.maps.size() >= options.max_elements) return xml::error_at(d, node, "too many MAP elements");
+        TextureMap map;
+        map.uri = node.child_value();
+        const char* type = xml::attribute(node, "TYPE");
+        map.type_name = type ? type : "";
+        map.type = texture_type(map.type_name);
+        m.maps.push_back(std::move(map));
+    }
+    scene.materials.push_back(std::move(m));
+    set_meta(scene, FileType::Material, false, d.version);
+    return scene;
+}
+
+}  // namespace rigport::cal3d
