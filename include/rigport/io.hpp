@@ -57,6 +57,17 @@ struct GltfOptions {
     std::vector<GltfImage> images;
 };
 
+// Cal3D writer options (formats/cal3d.md §3.8, §9 rule 10).
+struct Cal3dOptions {
+    // The target family, chosen explicitly: IMVU 919 (HEADER-form XML, what IMVU's tools accept),
+    // classic 1100 (root-form XML, what Debian's cal3d_converter reads) or trunk 1301.
+    enum class Dialect : uint8_t { Imvu919, Classic1100, Trunk1301 };
+    Dialect dialect = Dialect::Imvu919;
+    // A .cfg output writes its skeleton, meshes, materials and animations beside it: XML (.x?f)
+    // by default, as IMVU's previewer imports only XML; binary (.c?f) when set.
+    bool binary = false;
+};
+
 struct SaveOptions {
     std::string format;  // registry name; empty = from the output extension
     // IQM: write joints (with names) even for a file without meshes (the compiler's -j).
@@ -64,6 +75,7 @@ struct SaveOptions {
     // Where a writer reports what the target format cannot hold (null = not reported).
     Warnings* warnings = nullptr;
     GltfOptions gltf;
+    Cal3dOptions cal3d;
 };
 
 // A writer's result: the main file's bytes plus files that go beside it (a .gltf's .bin).

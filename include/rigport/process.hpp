@@ -77,6 +77,10 @@ void set_front_face(Scene& scene, Winding winding);
 // made w <= 0 as the reference compiler writes them), or nothing when it already is in them or
 // says nothing about them.
 std::optional<Scene> iqm_conventions_copy(const Scene& scene);
+// For Cal3D writers (Z up, counter-clockwise front faces; cal3d.md §4.3, §5 step 8): a converted
+// copy of a scene that is Y or X up or clockwise, or nothing when it already is in them or says
+// nothing about them.
+std::optional<Scene> cal3d_conventions_copy(const Scene& scene);
 
 // ---- IQM channel quantization (src/process/quantize.cpp) ----------------------------------
 // Per pose and channel over all frames of all animations: offset = min, scale = (max-min)/65535,

@@ -100,6 +100,7 @@ struct Mesh {
     float physique_weight = 0.0f;      // Cal3D cloth: meaningful only with springs
     std::vector<LodCollapse> lod;      // empty or one per vertex
     std::vector<float> spring_weights; // Cal3D per-vertex physique weights, empty or one per vertex
+    int32_t lod_steps = 0;             // Cal3D NUMLODSTEPS / lodCount as stored (0 = no LOD)
 
     uint32_t vertex_count() const { return static_cast<uint32_t>(positions.size()); }
 };
@@ -176,6 +177,9 @@ struct Animation {
     float frame_rate = 0.0f;  // frames per second as the source gave it; 0 = not given
     bool loop = false;
     uint32_t frame_count = 0; // frames of a frame-based source; 0 for key-based sources
+    // The length the source states when it is not where the keys end (Cal3D DURATION, which may
+    // run past the last key); 0 = none. Writers of such formats keep it; duration() is the keys'.
+    float stated_duration = 0.0f;
     std::vector<JointTrack> tracks;
     std::vector<MorphWeightTrack> morph_tracks;
 

@@ -119,4 +119,14 @@ std::optional<Scene> iqm_conventions_copy(const Scene& scene) {
     return copy;
 }
 
+std::optional<Scene> cal3d_conventions_copy(const Scene& scene) {
+    const bool turn = scene.meta.up == UpAxis::Y || scene.meta.up == UpAxis::X;
+    const bool rewind = scene.meta.front_face == Winding::Clockwise;
+    if (!turn && !rewind) return std::nullopt;
+    std::optional<Scene> copy = scene;
+    convert_to_z_up(*copy);
+    set_front_face(*copy, Winding::CounterClockwise);
+    return copy;
+}
+
 }  // namespace rigport
