@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -213,6 +214,34 @@ ThreeSkinning three_skin(const fs::path& file, const std::vector<SkinRequest>& r
         result.meshes.push_back(std::move(mesh));
     }
     return result;
+}
+
+std::vector<float> times_to_check(const Animation& a) {
+    std::vector<float> keys;
+    for (const auto& t : a.tracks) keys.insert(keys.end(), t.times.begin(), t.times.end());
+    for (const auto& t : a.morph_tracks) keys.insert(keys.end(), t.times.begin(), t.times.end());
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    std::vector<float> out{0.0f};
+    if (!keys.empty()) {
+        const size_t mid = keys.size() / 2;
+        out.push_back(keys[mid]);
+        if (keys.size() >= 2) {
+            const size_t i = std::min(mid, keys.size() - 2);
+            out.push_back(keys[i] + 0.37f * (keys[i + 1] - keys[i]));
+        }
+        out.push_back(keys.back());
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::vector<SkinRequest> requests_for(const Scene& scene) {
+    std::vector<SkinRequest> out{SkinRequest::bind_pose()};
+    for (size_t a = 0; a < scene.animations.size(); ++a)
+        for (float t : times_to_check(scene.animations[a])) out.push_back(SkinRequest::at(int(a), double(t)));
+    return out;
 }
 
 }  // namespace rigport::test

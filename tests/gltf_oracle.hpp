@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "rigport/scene.hpp"
+
 namespace rigport::test {
 
 // Why the JS oracles cannot run (node not on PATH, tests/js/node_modules absent), or empty.
@@ -82,6 +84,13 @@ struct ThreeSkinning {
     // The mesh three.js built for glTF mesh `mesh_index`, primitive `primitive`; null if none.
     const ThreeMesh* find(int mesh_index, int primitive = 0) const;
 };
+
+// Times to compare an animation at: 0, a middle key, a time between two keys and the last key
+// (over the joint and morph-weight tracks' keys).
+std::vector<float> times_to_check(const Animation& animation);
+// The bind pose, then every animation of the scene at its times_to_check (glTF animation i is
+// scene animation i, as rigport writes and reads them).
+std::vector<SkinRequest> requests_for(const Scene& scene);
 
 // Loads the file once and evaluates every request in one node run (world-space positions as
 // three.js draws them: matrixWorld · getVertexPosition, morphs and skinning applied).

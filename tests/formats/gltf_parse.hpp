@@ -8,13 +8,27 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "rigport/anim.hpp"
 #include "rigport/io.hpp"
+#include "test_support.hpp"
 
 namespace rigport::test {
+
+// A glTF file's JSON (a .glb's JSON chunk), read independently of the reader under test; null or
+// discarded when it is not there.
+inline nlohmann::json file_json(const std::filesystem::path& path) {
+    const std::vector<uint8_t> b = read_bytes(path);
+    if (path.extension() != ".glb") return nlohmann::json::parse(b.begin(), b.end(), nullptr, false);
+    if (b.size() < 20) return nullptr;
+    uint32_t length = 0;
+    std::memcpy(&length, b.data() + 12, 4);
+    if (length > b.size() - 20) return nullptr;
+    return nlohmann::json::parse(b.begin() + 20, b.begin() + 20 + length, nullptr, false);
+}
 
 struct ParsedGltf {
     nlohmann::json json;

@@ -81,35 +81,6 @@ void expect_clean(const fs::path& file) {
     EXPECT_EQ(r.warnings, 0) << file.filename() << ": " << r.summary(1000);
 }
 
-// The times per animation: 0, a middle key, a time between two keys, the last key.
-std::vector<float> times_to_check(const Animation& a) {
-    std::vector<float> keys;
-    for (const auto& t : a.tracks) keys.insert(keys.end(), t.times.begin(), t.times.end());
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    std::vector<float> out{0.0f};
-    if (!keys.empty()) {
-        const size_t mid = keys.size() / 2;
-        out.push_back(keys[mid]);
-        if (keys.size() >= 2) {
-            const size_t i = std::min(mid, keys.size() - 2);
-            out.push_back(keys[i] + 0.37f * (keys[i + 1] - keys[i]));
-        }
-        out.push_back(keys.back());
-    }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-}
-
-// The bind pose, then every animation of the scene at its times_to_check (glTF animation i is
-// scene animation i).
-std::vector<SkinRequest> requests_for(const Scene& scene) {
-    std::vector<SkinRequest> out{SkinRequest::bind_pose()};
-    for (size_t a = 0; a < scene.animations.size(); ++a)
-        for (float t : times_to_check(scene.animations[a])) out.push_back(SkinRequest::at(int(a), double(t)));
-    return out;
-}
 
 // rigport's own skinning of mesh `m` for the request, mapped Z-up -> Y-up: (x,y,z) -> (x,z,-y).
 std::vector<Point> reference_positions(const Scene& scene, size_t m, const SkinRequest& r) {

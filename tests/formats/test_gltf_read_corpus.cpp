@@ -11,6 +11,7 @@
 #include <string>
 
 #include "rigport/io.hpp"
+#include "formats/gltf_parse.hpp"
 #include "test_support.hpp"
 
 namespace rigport::test {
@@ -62,16 +63,6 @@ const std::vector<ExpectedFile>& expected_files() {
     return table;
 }
 
-// The file's JSON (the GLB's JSON chunk), read independently of the reader under test.
-json file_json(const fs::path& path) {
-    const std::vector<uint8_t> b = read_bytes(path);
-    if (path.extension() != ".glb") return json::parse(b.begin(), b.end(), nullptr, false);
-    if (b.size() < 20) return nullptr;
-    uint32_t length = 0;
-    std::memcpy(&length, b.data() + 12, 4);
-    if (length > b.size() - 20) return nullptr;
-    return json::parse(b.begin() + 20, b.begin() + 20 + length, nullptr, false);
-}
 
 // Node facts from the JSON: parents, skin joints, nodes with translation/rotation/scale channels.
 struct NodeFacts {

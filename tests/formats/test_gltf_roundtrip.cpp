@@ -23,6 +23,7 @@
 #include "rigport/compile.hpp"
 #include "rigport/io.hpp"
 #include "rigport/sample.hpp"
+#include "formats/gltf_parse.hpp"
 #include "test_support.hpp"
 
 namespace rigport::test {
@@ -392,50 +393,11 @@ std::vector<GltfModel> gltf_models() {
             {"AnimatedMorphCube.glb", true}, {"RiggedFigure.glb"}, {"CesiumMan.glb"}, {"greenman.glb"}};
 }
 
-// The times the export tests use, per animation: 0, a middle key, a time between two keys, the
-// last key (keys from the loaded glTF, which keeps them at their times).
-std::vector<float> times_to_check(const Animation& a) {
-    std::vector<float> keys;
-    for (const auto& t : a.tracks) keys.insert(keys.end(), t.times.begin(), t.times.end());
-    for (const auto& t : a.morph_tracks) keys.insert(keys.end(), t.times.begin(), t.times.end());
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    std::vector<float> out{0.0f};
-    if (!keys.empty()) {
-        const size_t mid = keys.size() / 2;
-        out.push_back(keys[mid]);
-        if (keys.size() >= 2) {
-            const size_t i = std::min(mid, keys.size() - 2);
-            out.push_back(keys[i] + 0.37f * (keys[i + 1] - keys[i]));
-        }
-        out.push_back(keys.back());
-    }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-}
-
-std::vector<SkinRequest> requests_for(const Scene& scene) {
-    std::vector<SkinRequest> out{SkinRequest::bind_pose()};
-    for (size_t a = 0; a < scene.animations.size(); ++a)
-        for (float t : times_to_check(scene.animations[a])) out.push_back(SkinRequest::at(int(a), double(t)));
-    return out;
-}
 
 std::string describe(const SkinRequest& r) {
     return r.animation < 0 ? std::string("bind pose") : "animation " + std::to_string(r.animation) + " t=" + std::to_string(r.time);
 }
 
-// The file's JSON (the GLB's JSON chunk), read independently of the reader under test.
-json file_json(const fs::path& path) {
-    const std::vector<uint8_t> b = read_bytes(path);
-    if (path.extension() != ".glb") return json::parse(b.begin(), b.end(), nullptr, false);
-    if (b.size() < 20) return nullptr;
-    uint32_t length = 0;
-    std::memcpy(&length, b.data() + 12, 4);
-    if (length > b.size() - 20) return nullptr;
-    return json::parse(b.begin() + 20, b.begin() + 20 + length, nullptr, false);
-}
 
 // The original file's primitives in the order the reader makes meshes of them: nodes in pre-order
 // from the parentless nodes in index order (children in their listed order), each node's mesh's
