@@ -81,4 +81,14 @@ RunResult run_cli(const std::vector<std::string>& args) {
     return r;
 }
 
+const char* const cal3d_converter = "/usr/bin/cal3d_converter";
+
+bool have_cal3d_converter() { return fs::exists(cal3d_converter); }
+
+int run_cal3d_converter(const fs::path& in, const fs::path& out) {
+    const std::string cmd = quote(cal3d_converter) + " " + quote(in.string()) + " " + quote(out.string()) + " >/dev/null 2>&1";
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 }  // namespace rigport::test

@@ -26,6 +26,12 @@ struct RunResult {
 // Runs the built rigport CLI with the given arguments (shell-quoted for you).
 RunResult run_cli(const std::vector<std::string>& args);
 
+// Debian's reference Cal3D implementation (libcal3d12-dev, installed by scripts/setup.sh), an
+// oracle for the Cal3D writers: converts in to out by their extensions; its exit status.
+extern const char* const cal3d_converter;
+bool have_cal3d_converter();
+int run_cal3d_converter(const std::filesystem::path& in, const std::filesystem::path& out);
+
 }  // namespace rigport::test
 
 // Skips the current test when the corpus is absent, with a message naming the variable.
@@ -34,4 +40,12 @@ RunResult run_cli(const std::vector<std::string>& args);
         if (::rigport::test::corpus_dir().empty())                                               \
             GTEST_SKIP() << "corpus not found: set RIGPORT_CORPUS or put ../shared/corpus beside " \
                             "the source tree";                                                   \
+    } while (0)
+
+// Skips the current test when cal3d_converter is not installed.
+#define RIGPORT_REQUIRE_CAL3D_CONVERTER()                                                                  \
+    do {                                                                                                   \
+        if (!::rigport::test::have_cal3d_converter())                                                      \
+            GTEST_SKIP() << ::rigport::test::cal3d_converter                                               \
+                         << " not found: install libcal3d12-dev (scripts/setup.sh) for this oracle";       \
     } while (0)

@@ -11,6 +11,7 @@
 #include "rigport/io.hpp"
 #include "rigport/process.hpp"
 #include "rigport/scene.hpp"
+#include "rigport/validate.hpp"
 
 namespace rigport {
 
@@ -34,12 +35,28 @@ struct CompileOptions {
     TransformOptions transform;  // -s / -r / -t, applied after the pipeline
     bool force_joints = false;   // -j
     uint32_t max_influences = 4; // influences kept per vertex (IQM holds 4); 0 keeps all
+    // Animations whose stated length (Cal3D DURATION) runs past their last key (apply_clip_end).
+    ClipEnd clip_end = ClipEnd::Clamp;
 };
+
+// True when the path names a Cal3D file by its extension: .cfg, .csf/.xsf, .cmf/.xmf, .crf/.xrf,
+// .caf/.xaf, .cpf/.xpf (any letter case).
+bool is_cal3d_path(const std::string& path);
 
 // Loads every input, merges them into one scene and runs the pipeline for text inputs (normals
 // when absent, weld, vertex cache order, tangents, influence limit). Animation inputs whose
 // skeleton differs from the mesh's are matched by joint name or rejected with an Error naming the
-// file and the joint, never merged inconsistently. Warnings land in the scene.
+// file and the joint, never merged inconsistently. Cal3D files (is_cal3d_path), in any order and
+// in whatever inputs they are given, form one character loaded by load_cal3d_character at the
+// place of the first of them; options before a Cal3D animation file apply to its animation, and
+// options before a .cfg to the character's animation when it has exactly one. The clip-end rule
+// runs on the merged scene. Warnings land in the scene.
 Expected<Scene> compile(const std::vector<CompileInput>& inputs, const CompileOptions& options);
+
+// The validation report of the scene compile() builds from the inputs as one model (a Cal3D
+// character, a mesh with its animation files): the loaders' warnings as Warning findings, then
+// validate_scene. A malformed input is an Error finding; the Error return is for inputs that
+// cannot be read at all (missing, unreadable). report.path names the first input.
+Expected<ValidationReport> validate_compiled(const std::vector<CompileInput>& inputs, const CompileOptions& options);
 
 }  // namespace rigport

@@ -68,6 +68,13 @@ struct Cal3dOptions {
     bool binary = false;
 };
 
+// VDrift JOE writer options (formats/joe.md §9 rule 7; docs/joe.md).
+struct JoeOptions {
+    // Write a mesh beyond VDrift's limits (more than 32,000 faces, indices above 32,767) instead
+    // of refusing it; arrays beyond 65,536 entries never fit the u16 indices and stay refused.
+    bool force = false;
+};
+
 struct SaveOptions {
     std::string format;  // registry name; empty = from the output extension
     // IQM: write joints (with names) even for a file without meshes (the compiler's -j).
@@ -76,6 +83,7 @@ struct SaveOptions {
     Warnings* warnings = nullptr;
     GltfOptions gltf;
     Cal3dOptions cal3d;
+    JoeOptions joe;
 };
 
 // A writer's result: the main file's bytes plus files that go beside it (a .gltf's .bin).
@@ -89,6 +97,9 @@ struct Output {
 };
 
 Expected<std::vector<uint8_t>> read_file(const std::string& path, uint64_t max_bytes = 1ull << 31);
+// A model's bytes: the file at path, or, when no file has that name, the member MEMBER of a VDrift
+// JPK pack named as "PACK.jpk:MEMBER" (the last duplicate wins, as in VDrift; jpk.hpp).
+Expected<std::vector<uint8_t>> read_input(const std::string& path, uint64_t max_bytes = 1ull << 31);
 
 // Writes to a temporary file beside path, then renames it over path: a failure never leaves a
 // partial file and never destroys the old one.

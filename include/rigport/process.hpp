@@ -77,10 +77,25 @@ void set_front_face(Scene& scene, Winding winding);
 // made w <= 0 as the reference compiler writes them), or nothing when it already is in them or
 // says nothing about them.
 std::optional<Scene> iqm_conventions_copy(const Scene& scene);
-// For Cal3D writers (Z up, counter-clockwise front faces; cal3d.md §4.3, §5 step 8): a converted
-// copy of a scene that is Y or X up or clockwise, or nothing when it already is in them or says
-// nothing about them.
-std::optional<Scene> cal3d_conventions_copy(const Scene& scene);
+// For the Cal3D and JOE writers (both Z up with counter-clockwise front faces; cal3d.md §4.3, §5
+// step 8; joe.md): a converted copy of a scene that is Y or X up or clockwise, or nothing when it
+// already is in them or says nothing about them.
+std::optional<Scene> z_up_ccw_copy(const Scene& scene);
+
+// ---- end of clip (src/process/clip_end.cpp) ------------------------------------------------
+// What to do where an animation's stated length runs past its keys (Cal3D DURATION after the last
+// key, cal3d.md §4.4, §5 step 5). Clamp: a key at stated_duration equal to the track's last key
+// (IMVU holds). Extrapolate: a key at stated_duration continued from the track's last two keys
+// (upstream Cal3D): translations, scales and morph weights linearly, rotations by the last
+// relative rotation raised to the same fraction (the great-circle extension of Cal3D's slerp);
+// STEP tracks and single-key tracks hold. None: the keys stay as they are.
+enum class ClipEnd : uint8_t { Clamp, Extrapolate, None };
+const char* to_string(ClipEnd mode);
+// For every key-based animation with stated_duration past its last key: each joint and morph
+// weight track ending before stated_duration gets the key above (mode Clamp or Extrapolate), and
+// scene.warnings gets one warning per such animation in every mode, naming the gap. Returns the
+// number of keys added.
+uint64_t apply_clip_end(Scene& scene, ClipEnd mode);
 
 // ---- IQM channel quantization (src/process/quantize.cpp) ----------------------------------
 // Per pose and channel over all frames of all animations: offset = min, scale = (max-min)/65535,

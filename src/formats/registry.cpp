@@ -4,9 +4,12 @@
 #include <string>
 
 #include "formats/cal3d/cal3d_layout.hpp"
+#include "formats/cal3d/cal3d_write.hpp"
+#include "formats/cal3d/cal3d_write_cfg.hpp"
 #include "formats/gltf/gltf_layout.hpp"
 #include "formats/iqe/iqe_layout.hpp"
 #include "formats/iqm/iqm_layout.hpp"
+#include "formats/joe/joe_layout.hpp"
 #include "rigport/formats.hpp"
 
 namespace rigport {
@@ -34,17 +37,23 @@ const std::vector<FormatInfo>& formats() {
         // The same writer forced to GLB whatever the output is called (--format glb); reads either.
         FormatInfo{"glb", "glTF 2.0 binary container (writes GLB whatever the extension)", {}, nullptr, &gltf::read, &gltf::write_glb, nullptr},
         // Cal3D: one entry per file type and encoding (formats/cal3d.md); binary by magic + version,
-        // XML by its header or root element. Read only; whole characters via load_cal3d_character.
-        FormatInfo{"cal3d-csf", "Cal3D binary skeleton", {".csf"}, &cal3d::detect_csf, &cal3d::read_csf, nullptr, nullptr},
-        FormatInfo{"cal3d-cmf", "Cal3D binary mesh", {".cmf"}, &cal3d::detect_cmf, &cal3d::read_cmf, nullptr, nullptr},
-        FormatInfo{"cal3d-caf", "Cal3D binary animation", {".caf"}, &cal3d::detect_caf, &cal3d::read_caf, nullptr, nullptr},
-        FormatInfo{"cal3d-crf", "Cal3D binary material", {".crf"}, &cal3d::detect_crf, &cal3d::read_crf, nullptr, nullptr},
-        FormatInfo{"cal3d-cpf", "Cal3D binary morph animation", {".cpf"}, &cal3d::detect_cpf, &cal3d::read_cpf, nullptr, nullptr},
-        FormatInfo{"cal3d-xsf", "Cal3D XML skeleton", {".xsf"}, &cal3d::detect_xsf, &cal3d::read_xsf, nullptr, nullptr},
-        FormatInfo{"cal3d-xmf", "Cal3D XML mesh", {".xmf"}, &cal3d::detect_xmf, &cal3d::read_xmf, nullptr, nullptr},
-        FormatInfo{"cal3d-xaf", "Cal3D XML animation", {".xaf"}, &cal3d::detect_xaf, &cal3d::read_xaf, nullptr, nullptr},
-        FormatInfo{"cal3d-xrf", "Cal3D XML material", {".xrf"}, &cal3d::detect_xrf, &cal3d::read_xrf, nullptr, nullptr},
-        FormatInfo{"cal3d-xpf", "Cal3D XML morph animation", {".xpf"}, &cal3d::detect_xpf, &cal3d::read_xpf, nullptr, nullptr},
+        // XML by its header or root element. Whole characters: the "cal3d" (.cfg) entry below.
+        FormatInfo{"cal3d-csf", "Cal3D binary skeleton", {".csf"}, &cal3d::detect_csf, &cal3d::read_csf, &cal3d::write_csf, nullptr},
+        FormatInfo{"cal3d-cmf", "Cal3D binary mesh", {".cmf"}, &cal3d::detect_cmf, &cal3d::read_cmf, &cal3d::write_cmf, nullptr},
+        FormatInfo{"cal3d-caf", "Cal3D binary animation", {".caf"}, &cal3d::detect_caf, &cal3d::read_caf, &cal3d::write_caf, nullptr},
+        FormatInfo{"cal3d-crf", "Cal3D binary material", {".crf"}, &cal3d::detect_crf, &cal3d::read_crf, &cal3d::write_crf, nullptr},
+        FormatInfo{"cal3d-cpf", "Cal3D binary morph animation", {".cpf"}, &cal3d::detect_cpf, &cal3d::read_cpf, &cal3d::write_cpf, nullptr},
+        FormatInfo{"cal3d-xsf", "Cal3D XML skeleton", {".xsf"}, &cal3d::detect_xsf, &cal3d::read_xsf, &cal3d::write_xsf, nullptr},
+        FormatInfo{"cal3d-xmf", "Cal3D XML mesh", {".xmf"}, &cal3d::detect_xmf, &cal3d::read_xmf, &cal3d::write_xmf, nullptr},
+        FormatInfo{"cal3d-xaf", "Cal3D XML animation", {".xaf"}, &cal3d::detect_xaf, &cal3d::read_xaf, &cal3d::write_xaf, nullptr},
+        FormatInfo{"cal3d-xrf", "Cal3D XML material", {".xrf"}, &cal3d::detect_xrf, &cal3d::read_xrf, &cal3d::write_xrf, nullptr},
+        FormatInfo{"cal3d-xpf", "Cal3D XML morph animation", {".xpf"}, &cal3d::detect_xpf, &cal3d::read_xpf, &cal3d::write_xpf, nullptr},
+        // A whole Cal3D character: the .cfg list and its files beside it. No content detection and a
+        // reader that points to load_cal3d_character: a .cfg is read through the compile front end.
+        FormatInfo{"cal3d", "Cal3D character (.cfg + skeleton, mesh, material, animation files)", {".cfg"}, nullptr, &cal3d::read_cfg, &cal3d::write_cfg, nullptr},
+        // VDrift JOE v3 (formats/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
+        // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
+        FormatInfo{"joe", "VDrift JOE v3 static mesh (frames as morph targets)", {".joe"}, &joe::detect, &joe::read, &single_file<&joe::write>, &joe::validate},
     };
     return list;
 }

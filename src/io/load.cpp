@@ -57,7 +57,7 @@ std::function<Expected<std::vector<uint8_t>>(const std::string&)> resource_reade
 }
 
 Expected<Scene> load(const std::string& path, const LoadOptions& options) {
-    auto bytes = read_file(path, options.max_file_bytes);
+    auto bytes = read_input(path, options.max_file_bytes);  // a file, or PACK.jpk:MEMBER
     if (!bytes) return bytes.error();
     if (options.read_resource) return load_bytes(*bytes, path, options);
     LoadOptions with_folder = options;

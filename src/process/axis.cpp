@@ -119,7 +119,7 @@ std::optional<Scene> iqm_conventions_copy(const Scene& scene) {
     return copy;
 }
 
-std::optional<Scene> cal3d_conventions_copy(const Scene& scene) {
+std::optional<Scene> z_up_ccw_copy(const Scene& scene) {
     const bool turn = scene.meta.up == UpAxis::Y || scene.meta.up == UpAxis::X;
     const bool rewind = scene.meta.front_face == Winding::Clockwise;
     if (!turn && !rewind) return std::nullopt;

@@ -1,13 +1,16 @@
 // The IQE -> IQM compiler front end (iqm-iqe.md §3.1, §3.2): inputs merged into one scene, the
-// processing pipeline for text inputs, per-file animation options, skeleton matching by name.
+// processing pipeline for text inputs, per-file animation options, skeleton matching by name;
+// Cal3D files as one character (compile_cal3d.cpp; cal3d.md §4.5), the clip-end rule (§4.4).
 #include "rigport/compile.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
 #include "formats/iqe/iqe_layout.hpp"
+#include "process/compile_cal3d.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/formats.hpp"
 
@@ -29,7 +32,7 @@ struct Part {
 };
 
 Expected<Part> load_part(const std::string& path, const LoadOptions& options) {
-    auto bytes = read_file(path, options.max_file_bytes);
+    auto bytes = read_input(path, options.max_file_bytes);  // a file, or PACK.jpk:MEMBER (jpk.hpp)
     if (!bytes) return bytes.error();
     Part part;
     const FormatInfo* format = options.format.empty() ? detect_format(*bytes, path) : find_format(options.format);
@@ -85,16 +88,8 @@ void append_meshes(Part& into, Part&& from) {
 // The frame of a key of a frame-based animation.
 int64_t frame_of(float time, float rate) { return std::llround(double(time) * rate); }
 
-// --name --fps --loop --start --end for a file with exactly one animation (iqm-iqe.md §3.1).
-void apply_animation_options(Scene& scene, const AnimationInputOptions& o, const std::string& path) {
-    const bool any = o.name || o.fps || o.loop || o.start || o.end;
-    if (!any) return;
-    if (scene.animations.size() != 1) {
-        scene.warnings.add(WarningCode::Other, fmt::format("{}: animation options ignored: the file has {} animations, not exactly one", path,
-                                                           scene.animations.size()));
-        return;
-    }
-    Animation& a = scene.animations[0];
+// --name --fps --loop --start --end on one animation (iqm-iqe.md §3.1).
+void apply_to_animation(Animation& a, const AnimationInputOptions& o) {
     if (o.name) a.name = *o.name;
     if (o.loop) a.loop = true;
     const float old_rate = sampling_rate(a);  // keyed sources: the rate their keys fall on
@@ -127,7 +122,33 @@ void apply_animation_options(Scene& scene, const AnimationInputOptions& o, const
         const float new_rate = a.frame_rate > 0 ? a.frame_rate : default_frame_rate;
         for (auto& t : a.tracks)
             for (auto& time : t.times) time = float(frame_of(time, old_rate)) / new_rate;
+        for (auto& t : a.morph_tracks)
+            for (auto& time : t.times) time = float(frame_of(time, old_rate)) / new_rate;
+        if (a.stated_duration > 0) a.stated_duration = float(double(a.stated_duration) * old_rate / new_rate);
     }
+}
+
+// The options for a file with exactly one animation.
+void apply_animation_options(Scene& scene, const AnimationInputOptions& o, const std::string& path) {
+    const bool any = o.name || o.fps || o.loop || o.start || o.end;
+    if (!any) return;
+    if (scene.animations.size() != 1) {
+        scene.warnings.add(WarningCode::Other, fmt::format("{}: animation options ignored: the file has {} animations, not exactly one", path,
+                                                           scene.animations.size()));
+        return;
+    }
+    apply_to_animation(scene.animations[0], o);
+}
+
+// Every Cal3D input as one character, with the per-file options on the animations they aim at.
+Expected<Part> load_cal3d_part(const std::vector<CompileInput>& inputs, const LoadOptions& options) {
+    auto group = detail::load_cal3d_group(inputs, options);
+    if (!group) return group.error();
+    for (auto& target : group->targets) apply_to_animation(group->scene.animations[target.animation], target.options);
+    Part part;
+    part.scene = std::move(group->scene);
+    part.smoothing.resize(part.scene.meshes.size());
+    return part;
 }
 
 // Moves `from`'s animations onto `skeleton`, matching joints by name (or by index when `from`
@@ -203,17 +224,33 @@ void run_pipeline(Part& part) {
 
 Expected<Scene> compile(const std::vector<CompileInput>& inputs, const CompileOptions& options) {
     if (inputs.empty()) return make_error(ErrorCode::InvalidArgument, "no input");
+    // Cal3D files form one character, which takes the place of the first of them (cal3d.md §4.5).
+    std::vector<CompileInput> cal3d_inputs;
+    size_t first_cal3d = inputs.size();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const auto& paths = inputs[i].paths;
+        const size_t n = size_t(std::count_if(paths.begin(), paths.end(), [](const std::string& p) { return is_cal3d_path(p); }));
+        if (n == 0) continue;
+        if (n != paths.size())
+            return at_path(make_error(ErrorCode::InvalidArgument, "a comma-joined list mixes Cal3D files with other formats"), paths.front());
+        cal3d_inputs.push_back(inputs[i]);
+        first_cal3d = std::min(first_cal3d, i);
+    }
     // The first input gives the meshes and the skeleton (a mesh file comes before its animation
     // files, as with the reference compiler); later inputs add their animations.
     Scene result;
+    bool first = true;
     for (size_t i = 0; i < inputs.size(); ++i) {
-        auto group = load_group(inputs[i], options.load);
+        const bool cal3d = !cal3d_inputs.empty() && is_cal3d_path(inputs[i].paths.front());
+        if (cal3d && i != first_cal3d) continue;
+        auto group = cal3d ? load_cal3d_part(cal3d_inputs, options.load) : load_group(inputs[i], options.load);
         if (!group) return group.error();
         const std::string& path = inputs[i].paths.front();
-        apply_animation_options(group->scene, inputs[i].animation, path);
+        if (!cal3d) apply_animation_options(group->scene, inputs[i].animation, path);
         if (group->text) run_pipeline(*group);
-        if (i == 0) {
+        if (first) {
             result = std::move(group->scene);
+            first = false;
             continue;
         }
         for (auto& w : group->scene.warnings.items) result.warnings.items.push_back(w);
@@ -221,6 +258,7 @@ Expected<Scene> compile(const std::vector<CompileInput>& inputs, const CompileOp
             result.warnings.add(WarningCode::DroppedData, fmt::format("{}: geometry of a later input is ignored; only its animations are used", path));
         if (auto st = retarget_animations(result, group->scene, path); !st) return st.error();
     }
+    apply_clip_end(result, options.clip_end);
     if (options.max_influences > 0) limit_weights(result, options.max_influences);
     const TransformOptions identity;
     if (options.transform.scale != identity.scale || options.transform.rotate_degrees != identity.rotate_degrees ||
@@ -228,6 +266,30 @@ Expected<Scene> compile(const std::vector<CompileInput>& inputs, const CompileOp
         apply_transform(result, options.transform);
     if (auto st = check_invariants(result); !st) return st.error();
     return result;
+}
+
+Expected<ValidationReport> validate_compiled(const std::vector<CompileInput>& inputs, const CompileOptions& options) {
+    ValidationReport report;
+    if (!inputs.empty() && !inputs.front().paths.empty()) report.path = inputs.front().paths.front();
+    auto scene = compile(inputs, options);
+    if (!scene) {
+        const Error& e = scene.error();
+        if (e.code == ErrorCode::NotFound || e.code == ErrorCode::ReadFailed) return e;
+        // What the inputs were meant to be: a Cal3D character, else the first input's format.
+        bool cal3d = false;
+        for (auto& in : inputs)
+            for (auto& p : in.paths) cal3d = cal3d || is_cal3d_path(p);
+        const FormatInfo* f = find_format_by_extension(report.path);
+        if (cal3d) report.format = "cal3d";
+        else if (f && e.code != ErrorCode::UnknownFormat) report.format = std::string(f->name);
+        report.add(Severity::Error, "load.failed", e.to_string(), e.offset);
+        return report;
+    }
+    report.format = scene->meta.source_format;
+    for (auto& w : scene->warnings.items)
+        report.add(Severity::Warning, fmt::format("read.{}", to_string(w.code)), w.message, w.offset, w.count);
+    validate_scene(*scene, report);
+    return report;
 }
 
 }  // namespace rigport

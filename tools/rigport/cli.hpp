@@ -55,5 +55,6 @@ Verb add_validate(CLI::App& app);
 Verb add_convert(CLI::App& app);
 Verb add_sample(CLI::App& app);
 Verb add_formats(CLI::App& app);
+Verb add_pack(CLI::App& app);  // VDrift JPK packs
 
 }  // namespace rigport::cli

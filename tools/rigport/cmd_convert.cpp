@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "rigport/jpk.hpp"
 
 namespace rigport::cli {
 
@@ -25,6 +26,11 @@ struct ConvertArgs {
     bool loop_key = false;      // glTF: key 0 again at the end of looping animations
     std::string images = "auto";  // glTF: auto | reference | embed | none
     bool convert_images = false;  // glTF: TGA and other non-core images -> embedded PNG
+    std::string clip_end;                 // Cal3D DURATION past the last key: clamp | extrapolate | none; empty = by output
+    std::string cal3d_dialect = "imvu";   // Cal3D output: imvu | 1100 | 1301
+    bool cal3d_binary = false;            // Cal3D .cfg output: binary side files
+    bool fix_normals = false;     // VDrift's normal swap where its heuristic fires (jpk.hpp)
+    bool force = false;           // JOE: write beyond VDrift's limits
 };
 
 // "X,Y,Z" (or a single number when single_means_z: the reference compiler's -t Z) -> finite floats.
@@ -155,6 +161,21 @@ int run_convert(const ConvertArgs& a) {
         return exit_usage;
     }
     images.convert = a.convert_images;
+    ClipEnd clip_end = ClipEnd::Clamp;
+    if (a.clip_end == "extrapolate") clip_end = ClipEnd::Extrapolate;
+    else if (a.clip_end == "none") clip_end = ClipEnd::None;
+    else if (!a.clip_end.empty() && a.clip_end != "clamp") {
+        print_error(fmt::format("--clip-end '{}': expected clamp, extrapolate or none", a.clip_end));
+        return exit_usage;
+    }
+    Cal3dOptions cal3d;
+    cal3d.binary = a.cal3d_binary;
+    if (a.cal3d_dialect == "1100") cal3d.dialect = Cal3dOptions::Dialect::Classic1100;
+    else if (a.cal3d_dialect == "1301") cal3d.dialect = Cal3dOptions::Dialect::Trunk1301;
+    else if (a.cal3d_dialect != "imvu" && a.cal3d_dialect != "919") {
+        print_error(fmt::format("--cal3d-dialect '{}': expected imvu, 1100 or 1301", a.cal3d_dialect));
+        return exit_usage;
+    }
     int code = exit_ok;
     const FormatInfo* out_format = choose_output_format(a.output, a.format, code);
     if (!out_format) return code;
@@ -164,6 +185,9 @@ int run_convert(const ConvertArgs& a) {
     CompileOptions options;
     options.transform = transform;
     options.force_joints = a.force_joints;
+    // Cal3D output keeps DURATION itself and leaves the end-of-clip rule to the player: no keys added.
+    const bool cal3d_out = out_format->name.rfind("cal3d", 0) == 0;
+    options.clip_end = a.clip_end.empty() && cal3d_out ? ClipEnd::None : clip_end;
     // IQM holds 4 influences per vertex; other formats keep what the scene has.
     options.max_influences = out_format->name == "iqm" ? 4 : 0;
     auto scene = compile(*inputs, options);
@@ -172,6 +196,13 @@ int run_convert(const ConvertArgs& a) {
         return read_exit_code(scene.error());
     }
     print_warnings(scene->warnings);
+    if (a.fix_normals) {
+        const auto tests = fix_vdrift_normals(*scene);
+        for (size_t m = 0; m < tests.size(); ++m)
+            if (tests[m].fires)
+                print_warning(fmt::format("mesh {}: normals swapped to (x, -z, y) as VDrift does ({} of {} faces perpendicular, limit {})",
+                                          m, tests[m].perpendicular, tests[m].faces, tests[m].limit));
+    }
     const std::string& input = inputs->front().paths.front();
 
     Warnings write_warnings;
@@ -181,6 +212,8 @@ int run_convert(const ConvertArgs& a) {
     save_options.warnings = &write_warnings;
     save_options.gltf.axis = a.axis == "root" ? GltfOptions::AxisMode::Root : GltfOptions::AxisMode::Bake;
     save_options.gltf.loop_key = a.loop_key;
+    save_options.joe.force = a.force;
+    save_options.cal3d = cal3d;
     if (out_format->name == "gltf" || out_format->name == "glb") {
         // Texture paths are relative to the model that names them: the first input's folder.
         images.search_dir = std::filesystem::path(input).parent_path().string();
@@ -220,7 +253,8 @@ Verb add_convert(CLI::App& app) {
         "Inputs: INPUT... where each is a file or a comma-joined list (a.iqe,b.iqe) whose geometry is merged.\n"
         "Before an input, --name NAME, --fps N, --loop, --start N and --end N apply to that file's animation\n"
         "when it has exactly one (--end: last frame kept; negative counts from the end, -1 = unset).\n"
-        "The first input gives meshes and skeleton; later inputs add animations, matched by joint name.");
+        "The first input gives meshes and skeleton; later inputs add animations, matched by joint name.\n"
+        "Cal3D files (.cfg, .csf/.xsf, .cmf/.xmf, .crf/.xrf, .caf/.xaf, .cpf/.xpf) in any order form one character.");
     sub->add_option("-o,--output", args->output, "Output file (replaced atomically)")->required();
     sub->add_option("--format", args->format, "Output format name (see 'rigport formats')");
     sub->add_option("-s,--scale", args->scale, "Scale positions and all joint and key translations by N");
@@ -232,6 +266,15 @@ Verb add_convert(CLI::App& app) {
     sub->add_option("--images", args->images,
                     "glTF: auto (default: embedded in .glb, referenced from .gltf), reference, embed, or none");
     sub->add_flag("--convert-images", args->convert_images, "glTF: convert TGA, BMP and other non-PNG/JPEG textures to embedded PNG");
+    sub->add_flag("--fix-normals", args->fix_normals,
+                  "Apply VDrift's normal swap (x,-z,y) to each mesh where its JOE heuristic fires (more than 1/4 of faces perpendicular)");
+    sub->add_flag("--force", args->force, "JOE: write a mesh beyond VDrift's limits (32,000 faces, indices above 32,767)");
+    sub->add_option("--clip-end", args->clip_end,
+                    "Cal3D DURATION past the last key: clamp (default: hold the last key, as IMVU), extrapolate (as upstream Cal3D) "
+                    "or none (the default for Cal3D output, which keeps DURATION as it is)");
+    sub->add_option("--cal3d-dialect", args->cal3d_dialect,
+                    "Cal3D output: imvu (default: version 919, HEADER-form XML), 1100 (Debian's cal3d 0.11) or 1301 (upstream trunk)");
+    sub->add_flag("--cal3d-binary", args->cal3d_binary, "Cal3D .cfg output: binary side files (.csf .cmf .crf .caf .cpf) instead of XML");
     sub->add_flag("-v,--verbose", args->verbose, "Print a summary of what was written");
     return {sub, [args, sub]() {
                 args->words = sub->remaining();

@@ -1,11 +1,14 @@
 // `rigport info FILE [--json]`: what a model holds, as text or one JSON object.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <set>
 
 #include "cli.hpp"
+#include "rigport/jpk.hpp"
 
 namespace rigport::cli {
 
@@ -40,8 +43,13 @@ std::vector<ArrayRow> vertex_arrays(const Scene& scene) {
         if (!m.normals.empty()) rows.push_back({"normal", "", f32, 3});
         if (!m.tangents.empty()) rows.push_back({"tangent", "", f32, 4});
         if (!m.skin.empty()) {
-            rows.push_back({"blendindexes", "", to_string(ComponentType::UInt32), 0});
-            rows.push_back({"blendweights", "", f32, 0});
+            // Influences per vertex vary; the row shows the most any vertex of any mesh has.
+            uint32_t widest = 0;
+            for (auto& mesh : scene.meshes)
+                for (size_t v = 0; v + 1 < mesh.skin.offsets.size(); ++v)
+                    widest = std::max(widest, mesh.skin.offsets[v + 1] - mesh.skin.offsets[v]);
+            rows.push_back({"blendindexes", "", to_string(ComponentType::UInt32), widest});
+            rows.push_back({"blendweights", "", f32, widest});
         }
         for (size_t s = 0; s < m.colors.size(); ++s) rows.push_back({attribute_label(Attribute::Color, uint32_t(s)), "", f32, 4});
     }
@@ -180,28 +188,60 @@ void print_text(const std::string& path, const Scene& scene) {
 }
 
 struct InfoArgs {
-    std::string path;
+    std::string path;                // the first file
+    std::vector<std::string> paths;  // every file given
     bool json = false;
 };
+
+// Several files (a Cal3D character, a mesh and its animation files) or a Cal3D .cfg: the one scene
+// `rigport convert` builds from them, as stored (every influence, keys as they are); one other
+// file: as loaded.
+Expected<Scene> load_model(const std::vector<std::string>& paths) {
+    std::string ext = std::filesystem::path(paths[0]).extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (paths.size() == 1 && ext != ".cfg") return load(paths[0]);
+    std::vector<CompileInput> inputs;
+    for (auto& p : paths) inputs.push_back(CompileInput{{p}, {}});
+    CompileOptions options;
+    options.max_influences = 0;
+    options.clip_end = ClipEnd::None;
+    return compile(inputs, options);
+}
 
 }  // namespace
 
 Verb add_info(CLI::App& app) {
     auto args = std::make_shared<InfoArgs>();
     CLI::App* sub = app.add_subcommand("info", "Show what a model holds: meshes, vertex arrays, joints, animations, bounds");
-    sub->add_option("FILE", args->path, "Model file")->required();
+    sub->add_option("FILE", args->paths, "Model file; several files (or a .cfg) are one model, as 'convert' merges them")->required();
     sub->add_flag("--json", args->json, "Print one JSON object instead of text");
     return {sub, [args]() -> int {
-                auto scene = load(args->path);
+                args->path = args->paths.front();
+                auto scene = load_model(args->paths);
                 if (!scene) {
                     print_error(scene.error().to_string());
                     return read_exit_code(scene.error());
                 }
+                // JOE: the counts the file stores per frame, before VDrift welds corners (docs/joe.md).
+                std::optional<JoeCounts> joe;
+                if (scene->meta.source_format == "joe")
+                    if (auto bytes = read_input(args->path); bytes)
+                        if (auto counts = inspect_joe(*bytes); counts) joe = std::move(*counts);
                 if (args->json) {
                     // Names and comments are bytes from the file: invalid UTF-8 is replaced, never fatal.
-                    fmt::print("{}\n", to_json(args->path, *scene).dump(2, ' ', false, Json::error_handler_t::replace));
+                    Json j = to_json(args->path, *scene);
+                    if (args->paths.size() > 1) j["inputs"] = args->paths;
+                    if (joe)
+                        for (auto& f : joe->frames)
+                            j["joe_frames"].push_back({{"faces", f.faces}, {"verts", f.verts}, {"texcoords", f.texcoords},
+                                                       {"normals", f.normals}, {"corners", f.corners}});
+                    fmt::print("{}\n", j.dump(2, ' ', false, Json::error_handler_t::replace));
                 } else {
                     print_text(args->path, *scene);
+                    if (joe)
+                        for (size_t i = 0; i < joe->frames.size(); ++i)
+                            fmt::print("joe frame {}: {} faces, {} verts, {} texcoords, {} normals, {} corners\n", i, joe->frames[i].faces,
+                                       joe->frames[i].verts, joe->frames[i].texcoords, joe->frames[i].normals, joe->frames[i].corners);
                 }
                 return exit_ok;
             }};

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "cli.hpp"
@@ -13,7 +14,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 struct ValidateArgs {
-    std::string path;
+    std::vector<std::string> paths;
     bool json = false;
     bool strict = false;
 };
@@ -63,11 +64,26 @@ void print_text(const ValidationReport& r) {
 Verb add_validate(CLI::App& app) {
     auto args = std::make_shared<ValidateArgs>();
     CLI::App* sub = app.add_subcommand("validate", "Check a model's structure and semantics; exit 5 when it has errors");
-    sub->add_option("FILE", args->path, "Model file")->required();
+    sub->add_option("FILE", args->paths, "Model file; several files (or a .cfg) are checked as one model, as 'convert' merges them")
+        ->required();
     sub->add_flag("--json", args->json, "Print the report as one JSON object");
     sub->add_flag("--strict", args->strict, "Treat warnings as errors for the exit code");
     return {sub, [args]() -> int {
-                auto report = validate_file(args->path);
+                // Several files or a Cal3D .cfg: the scene `rigport convert` builds from them, as stored.
+                const std::string& path = args->paths.front();
+                std::string ext = std::filesystem::path(path).extension().string();
+                for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+                Expected<ValidationReport> report = ValidationReport{};
+                if (args->paths.size() == 1 && ext != ".cfg") {
+                    report = validate_file(path);
+                } else {
+                    std::vector<CompileInput> inputs;
+                    for (auto& p : args->paths) inputs.push_back(CompileInput{{p}, {}});
+                    CompileOptions options;
+                    options.max_influences = 0;
+                    options.clip_end = ClipEnd::None;
+                    report = validate_compiled(inputs, options);
+                }
                 if (!report) {
                     print_error(report.error().to_string());
                     return read_exit_code(report.error());
@@ -78,7 +94,7 @@ Verb add_validate(CLI::App& app) {
                 else
                     print_text(r);
                 if (r.format.empty()) {
-                    print_error(fmt::format("{}: not a recognised model format", args->path));
+                    print_error(fmt::format("{}: not a recognised model format", path));
                     return exit_unsupported;
                 }
                 const bool failed = r.count(Severity::Error) > 0 || (args->strict && r.count(Severity::Warning) > 0);

@@ -75,7 +75,7 @@ std::string printable(std::string_view text, size_t max_chars) {
 
 int main(int argc, char** argv) {
     using namespace rigport::cli;
-    CLI::App app{"rigport: read, validate, convert and write game model formats (IQM, IQE, glTF 2.0 output; Cal3D and JOE planned)",
+    CLI::App app{"rigport: read, validate, convert and write game model formats (IQM, IQE, Cal3D, VDrift JOE/JPK, glTF 2.0)",
                  "rigport"};
     app.set_version_flag("--version", "rigport " RIGPORT_VERSION);
     app.require_subcommand(1);
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     });
     app.footer("Exit codes: 0 ok, 1 usage, 2 read error, 3 unsupported, 4 write error, 5 validation failed.");
 
-    const std::vector<Verb> verbs = {add_info(app), add_validate(app), add_convert(app), add_sample(app), add_formats(app)};
+    const std::vector<Verb> verbs = {add_info(app), add_validate(app), add_convert(app), add_sample(app), add_formats(app), add_pack(app)};
 
     try {
         app.parse(argc, argv);

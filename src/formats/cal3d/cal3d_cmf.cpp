@@ -113,6 +113,7 @@ std::optional<Error> read_submesh(BinaryReader& r, Family family, uint32_t index
         if (!r.c.ok()) return r.short_read(fmt::format("{} vertex {}", where, v));
     }
     if (!any_lod) m.lod.clear();  // COLLAPSEID -1/0 (or DokuroChan's 0/0) everywhere: no LOD (§4.6)
+    m.lod_steps = h[3];
     if (m.skin.influences.empty()) m.skin = {};
     for (int32_t s = 0; s < spring_count; ++s) {
         const uint64_t sat = r.c.pos();

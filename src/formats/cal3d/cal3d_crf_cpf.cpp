@@ -1,5 +1,6 @@
 // CRF binary material and CPF binary morph animation readers (formats/cal3d.md §2.4, §2.5).
 #include "formats/cal3d/cal3d_binary.hpp"
+#include "formats/cal3d/cal3d_write_material.hpp"
 
 namespace rigport::cal3d {
 
@@ -23,6 +24,7 @@ Expected<Scene> read_crf(std::span<const uint8_t> bytes, const LoadOptions& opti
     const bool typed = family_of(version) != Family::Classic;
     if (auto e = r.count(map_count, count_at, "mapCount", typed ? 8 : 4)) return *e;
     set_colors(m, ambient, diffuse, specular);
+    mark_alpha_zero(scene, ambient, diffuse, specular);
     for (int32_t i = 0; i < map_count; ++i) {
         TextureMap map;
         if (auto e = r.string(map.uri, fmt::format("map {} filename", i))) return *e;

@@ -44,6 +44,12 @@ Status finish_meshes(std::vector<Submesh>& submeshes, Scene& scene) {
         Submesh& sm = submeshes[s];
         Mesh& mesh = sm.mesh;
         mesh.name = fmt::format("submesh {}", s);
+        // IM's rule (hasNonWhiteVertexColors): all-white COLOR is no colour. IMVU files always
+        // carry COLOR and UP 1301 writes "1 1 1" by default, so such a set says nothing.
+        if (!mesh.colors.empty() && std::all_of(mesh.colors[0].begin(), mesh.colors[0].end(), [](const Vec4& c) {
+                return c[0] == 1 && c[1] == 1 && c[2] == 1 && c[3] == 1;
+            }))
+            mesh.colors.clear();
         for (auto& inf : mesh.skin.influences) max_bone = std::max(max_bone, int32_t(inf.joint));
         if (sm.material_thread > max_material_thread)
             return make_error(ErrorCode::LimitExceeded, fmt::format("submesh {}: MATERIAL {} > {}", s, sm.material_thread, max_material_thread));
@@ -103,8 +109,12 @@ Status finish_animation(float duration, std::vector<Track>& tracks, Scene& scene
             const Key& k = tr.keys[i];
             rot.times.push_back(k.time);
             Quat q = to_standard(k.rotation);
-            double n = std::sqrt(double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3]);
+            const double n2 = double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3];
+            double n = std::sqrt(n2);
             if (!std::isfinite(n) || n < 1e-12) q = {0, 0, 0, 1}, n = 1;
+            // Unit to float rounding (|n² − 1| <= 1e-6): kept bit for bit, so a file read and
+            // written again keeps its keys (the writers use the same test).
+            if (std::fabs(n2 - 1.0) <= 1e-6) n = 1;
             for (float c : q) rot.values.push_back(float(c / n));
             if (!any_translation) continue;
             tra.times.push_back(k.time);
@@ -130,6 +140,7 @@ Status finish_animation(float duration, std::vector<Track>& tracks, Scene& scene
     if (last > duration * 1.0001f)
         scene.warnings.add(WarningCode::Other, fmt::format("keys up to {} s beyond DURATION {} s", last, duration));
     anim.loop = true;  // Cal3D cycles wrap with fmod(t, duration) (§4.4)
+    if (duration != last) anim.stated_duration = duration;  // DURATION past (or before) the last key
     if (max_bone >= 0) {
         scene.skeleton.animation_only = true;
         scene.skeleton.joints.resize(size_t(max_bone) + 1);
@@ -147,9 +158,13 @@ std::string morph_track_name(const MorphTrack& t) {
     return fmt::format("mesh {} submesh {} morph {}", t.mesh_id, subs, t.morph_id);
 }
 
-void finish_morph_animation(float, std::vector<MorphTrack>& tracks, Scene& scene) {
+void finish_morph_animation(float duration, std::vector<MorphTrack>& tracks, Scene& scene) {
     Animation anim;
     anim.loop = true;
+    float last = 0;
+    for (auto& t : tracks)
+        if (!t.times.empty()) last = std::max(last, *std::max_element(t.times.begin(), t.times.end()));
+    if (duration != last) anim.stated_duration = duration;
     for (auto& t : tracks) {
         Mesh m;
         m.name = morph_track_name(t);

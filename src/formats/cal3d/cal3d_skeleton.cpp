@@ -4,30 +4,28 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/quatd.hpp"
 #include "formats/cal3d/cal3d_layout.hpp"
 
 namespace rigport::cal3d {
 
 namespace {
 
-using D3 = std::array<double, 3>;
-using D4 = std::array<double, 4>;
-
-D4 mul(const D4& a, const D4& b) {  // Hamilton product a ⊗ b, x y z w
-    return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1], a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-            a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3], a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
-}
-D3 rotate(const D4& q, const D3& v) {  // q·v·q*
-    D4 r = mul(mul(q, {v[0], v[1], v[2], 0}), {-q[0], -q[1], -q[2], q[3]});
-    return {r[0], r[1], r[2]};
-}
+using quatd::D3;
+using quatd::D4;
+using quatd::mul;
+using quatd::rotate;
 
 // Standard unit quaternion from a file one; all-zero / non-finite -> identity.
 Quat standard_unit(const Quat& q_file, bool& changed) {
     Quat q = to_standard(q_file);
-    double n = std::sqrt(double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3]);
+    const double n2 = double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3];
+    const double n = std::sqrt(n2);
     changed = !(std::abs(n - 1.0) <= 1e-3);
     if (!std::isfinite(n) || n < 1e-12) return {0, 0, 0, 1};
+    // Unit to float rounding (|n² − 1| <= 1e-6, the animation keys' rule): kept bit for bit, so a
+    // skeleton read and written again keeps its ROTATION values.
+    if (std::abs(n2 - 1.0) <= 1e-6) return q;
     return {float(q[0] / n), float(q[1] / n), float(q[2] / n), float(q[3] / n)};
 }
 

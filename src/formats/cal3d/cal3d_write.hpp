@@ -71,22 +71,51 @@ inline Quat to_file(const Quat& q_std) { return to_standard(q_std); }
 // id order, so a Cal3D file read and written again keeps its layout.
 std::vector<int32_t> bone_ids(const Skeleton& skeleton);
 
+// IMVU lighting (§1.1: CSF sceneAmbient and per-bone lightType/lightColor; XSF SCENEAMBIENTCOLOR,
+// LIGHTTYPE, LIGHTCOLOR), kept through a round trip in scene.meta.extensions: "cal3d:scene_ambient"
+// holds 3 little-endian floats; "cal3d:bone_lights" holds per joint (scene joint order) an int32
+// type and 3 floats. An absent record means all zero (IM's defaults), so readers store a record
+// only when some value is not zero and the IMVU writers write zeros when there is none.
+constexpr std::string_view scene_ambient_extension = "cal3d:scene_ambient";
+constexpr std::string_view bone_lights_extension = "cal3d:bone_lights";
+struct BoneLight {
+    int32_t type = 0;
+    Vec3 color{0, 0, 0};
+};
+// Readers: lights per bone id (file order) -> records on scene (after the skeleton is built).
+void store_imvu_lighting(Scene& scene, const Vec3& ambient, const std::vector<BoneLight>& lights_by_bone);
+// Writers: the scene's records (zeros when absent; a bone_lights record of the wrong size is
+// ignored with a warning), lights per scene joint.
+Vec3 imvu_scene_ambient(const Scene& scene);
+std::vector<BoneLight> imvu_bone_lights(const Scene& scene, Warnings* warnings);
+bool has_imvu_lighting(const Scene& scene);
+
 // Per file type, one file's bytes. The scene must already be in Cal3D conventions. What the target
 // cannot hold goes to options.warnings as DroppedData.
 // Skeleton: every joint (src: cal3d_write_skeleton.cpp).
 Expected<std::vector<uint8_t>> write_skeleton(const Scene& scene, bool binary, const SaveOptions& options);
-// Skeletal animation `animation` (joint tracks) (cal3d_write_animation.cpp).
+// Skeletal animation `animation` (joint tracks) (cal3d_write_animation.cpp): one Cal3D track per
+// joint, keys at the union of its translation and rotation key times (the other channel sampled
+// there); STEP tracks get an extra key one float step before each change; DURATION =
+// max(stated_duration, last key).
 Expected<std::vector<uint8_t>> write_animation(const Scene& scene, size_t animation, bool binary, const SaveOptions& options);
-// Morph animation: the morph weight tracks of `animation`, one track per morph target (cal3d_write_animation.cpp).
+// Morph animation: the morph weight tracks of `animation`, one track per morph target of the
+// track's mesh: IMVU binds by MORPHNAME (the target name), 1301 by MORPHID / MESHID / SUBMESH
+// (cal3d_write_morph.cpp). 1100 has no morph animation files: an Unsupported error.
 Expected<std::vector<uint8_t>> write_morph_animation(const Scene& scene, size_t animation, bool binary, const SaveOptions& options);
-// Mesh file: the listed scene meshes as its submeshes (cal3d_write_mesh.cpp).
+// Mesh file: the listed scene meshes as its submeshes, MATERIAL = the mesh's material index,
+// influences as bone ids (bone_ids), LOD / springs / PHYSIQUE in every dialect; vertex colours in
+// IMVU (white when none) and 1301 XML; morphs sparse and exact, absolute in IMVU, delta in 1301,
+// none in 1100 (cal3d_write_mesh.cpp, cal3d_write_mesh_xml.cpp; docs/cal3d-write-mesh.md).
 Expected<std::vector<uint8_t>> write_mesh(const Scene& scene, const std::vector<uint32_t>& meshes, bool binary, const SaveOptions& options);
-// Material file (cal3d_write_material.cpp).
+// Material file: colours as bytes, SHININESS, maps with their type (IMVU, 1301) or without (1100)
+// (cal3d_write_material.cpp).
 Expected<std::vector<uint8_t>> write_material(const Material& material, bool binary, const SaveOptions& options);
 
 // Registry entries: one file from a whole scene (.xsf: the skeleton; .xmf: every mesh as a submesh;
-// .xaf: animation 0, others dropped with a warning; .xrf: material 0 ...), converted to Cal3D
-// conventions first.
+// .xaf / .caf: the first animation with joint tracks, .xpf / .cpf: the first with morph weight
+// tracks, others dropped with a warning, none = an InvalidArgument error; .xrf: material 0 ...),
+// converted to Cal3D conventions first (z_up_ccw_copy).
 Expected<Output> write_csf(const Scene& scene, const std::string& path, const SaveOptions& options);
 Expected<Output> write_xsf(const Scene& scene, const std::string& path, const SaveOptions& options);
 Expected<Output> write_caf(const Scene& scene, const std::string& path, const SaveOptions& options);

@@ -99,6 +99,11 @@ std::optional<Error> read_submesh(const xml::Document& d, pugi::xml_node node, S
         if (auto e = read_vertex(d, v, springs, sm, w, any_lod, options)) return e;
     }
     if (!any_lod) m.lod.clear();
+    // NUMLODSTEPS is stored, not a loop bound (§3.2): an unreadable or negative one is read as 0.
+    if (const char* steps = xml::attribute(node, "NUMLODSTEPS"); steps && (!xml::integer(steps, m.lod_steps) || m.lod_steps < 0)) {
+        w.add(WarningCode::Other, "NUMLODSTEPS is not an integer >= 0; read as 0");
+        m.lod_steps = 0;
+    }
     if (m.skin.influences.empty()) m.skin = {};
     for (auto s = xml::child(node, "SPRING"); s; s = xml::next(s, "SPRING")) {
         int32_t ids[2] = {0, 0};

@@ -1,6 +1,8 @@
 // XSF XML skeleton and XRF XML material readers (formats/cal3d.md §3.3, §3.6).
 #include <fmt/format.h>
 
+#include "formats/cal3d/cal3d_write.hpp"
+#include "formats/cal3d/cal3d_write_material.hpp"
 #include "formats/cal3d/cal3d_xml.hpp"
 
 namespace rigport::cal3d {
@@ -10,6 +12,8 @@ Expected<Scene> read_xsf(std::span<const uint8_t> bytes, const LoadOptions& opti
     xml::Document d;
     if (auto e = xml::parse(bytes, FileType::Skeleton, d, scene.warnings)) return *e;
     std::vector<Bone> bones;
+    std::vector<BoneLight> lights;  // IMVU LIGHTTYPE / LIGHTCOLOR per bone, kept for IMVU writers
+    bool non_finite = false, bad_light = false;
     // The bone index is the document order (§3.2): BONE ID and NUMBONES are not trusted.
     for (auto node = xml::child(d.body, "BONE"); node; node = xml::next(node, "BONE")) {
         if (bones.size() >= options.max_elements)
@@ -18,6 +22,13 @@ Expected<Scene> read_xsf(std::span<const uint8_t> bytes, const LoadOptions& opti
         b.offset = uint64_t(node.offset_debug());
         const char* name = xml::attribute(node, "NAME");
         b.name = name ? name : "";
+        BoneLight light;
+        // Viewer state: unreadable values are warned about and read as 0 (the IM default).
+        if (const char* type = xml::attribute(node, "LIGHTTYPE"); type && !xml::integer(type, light.type))
+            light.type = 0, bad_light = true;
+        if (const char* color = xml::attribute(node, "LIGHTCOLOR"); color && !xml::floats(color, light.color.data(), 3, non_finite))
+            light.color = {0, 0, 0}, bad_light = true;
+        lights.push_back(light);
         auto& w = scene.warnings;
         if (auto e = xml::element_floats(d, node, "TRANSLATION", b.translation.data(), 3, w)) return *e;
         if (auto e = xml::element_floats(d, node, "ROTATION", b.rotation.data(), 4, w)) return *e;
@@ -43,6 +54,12 @@ Expected<Scene> read_xsf(std::span<const uint8_t> bytes, const LoadOptions& opti
     auto sk = build_skeleton(bones, false, scene.warnings);
     if (!sk) return sk.error();
     scene.skeleton = std::move(*sk);
+    Vec3 ambient{0, 0, 0};
+    if (const char* color = xml::attribute(d.body, "SCENEAMBIENTCOLOR"); color && !xml::floats(color, ambient.data(), 3, non_finite))
+        ambient = {0, 0, 0}, bad_light = true;
+    if (non_finite) scene.warnings.add(WarningCode::Other, "non-finite light colours replaced by 0");
+    if (bad_light) scene.warnings.add(WarningCode::Other, "unreadable SCENEAMBIENTCOLOR / LIGHTTYPE / LIGHTCOLOR values read as 0");
+    store_imvu_lighting(scene, ambient, lights);
     set_meta(scene, FileType::Skeleton, false, d.version);
     return scene;
 }
@@ -64,6 +81,7 @@ Expected<Scene> read_xrf(std::span<const uint8_t> bytes, const LoadOptions& opti
         }
     }
     set_colors(m, colors[0], colors[1], colors[2]);
+    mark_alpha_zero(scene, colors[0], colors[1], colors[2]);
     if (auto e = xml::element_floats(d, d.body, "SHININESS", &m.shininess, 1, scene.warnings)) return *e;
     for (auto node = xml::child(d.body, "MAP"); node; node = xml::next(node, "MAP")) {
         if (m.maps.size() >= options.max_elements) return xml::error_at(d, node, "too many MAP elements");

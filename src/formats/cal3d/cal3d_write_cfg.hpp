@@ -1,0 +1,25 @@
+// The Cal3D whole-character writer and the registry's .cfg entry (cal3d_write_cfg.cpp; formats/cal3d.md §4.5).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "rigport/io.hpp"
+
+namespace rigport::cal3d {
+
+// A .cfg model list plus its side files beside it, all named after the .cfg's stem: the skeleton
+// (<stem>.xsf), one mesh file per scene mesh (<stem>_<mesh>.xmf), one material file per material
+// (<stem>_<material>.xrf, in scene order, so material thread i is the i-th material= line), one
+// animation file per animation with joint tracks (<stem>_<animation>.xaf) and one morph animation
+// file per animation with morph weight tracks (<stem>_<animation>.xpf); .c?f with
+// options.cal3d.binary. Names are reduced to [A-Za-z0-9._-] and made unique (ignoring case).
+// The scene is converted to Cal3D conventions first (z_up_ccw_copy).
+Expected<Output> write_cfg(const Scene& scene, const std::string& path, const SaveOptions& options);
+
+// A .cfg is a list of files, not a model in itself: an Unsupported error that points to
+// load_cal3d_character (which `rigport convert`, `info` and `validate` use for .cfg inputs).
+Expected<Scene> read_cfg(std::span<const uint8_t> bytes, const LoadOptions& options);
+
+}  // namespace rigport::cal3d
