@@ -106,7 +106,7 @@ Expected<std::vector<uint8_t>> write_morph_animation(const Scene& scene, size_t 
 // Mesh file: the listed scene meshes as its submeshes, MATERIAL = the mesh's material index,
 // influences as bone ids (bone_ids), LOD / springs / PHYSIQUE in every dialect; vertex colours in
 // IMVU (white when none) and 1301 XML; morphs sparse and exact, absolute in IMVU, delta in 1301,
-// none in 1100 (cal3d_write_mesh.cpp, cal3d_write_mesh_xml.cpp; docs/cal3d-write-mesh.md).
+// none in 1100 (cal3d_write_mesh.cpp, cal3d_write_mesh_xml.cpp; docs/cal3d.md).
 Expected<std::vector<uint8_t>> write_mesh(const Scene& scene, const std::vector<uint32_t>& meshes, bool binary, const SaveOptions& options);
 // Material file: colours as bytes, SHININESS, maps with their type (IMVU, 1301) or without (1100)
 // (cal3d_write_material.cpp).
