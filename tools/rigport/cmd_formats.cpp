@@ -8,11 +8,14 @@ namespace rigport::cli {
 namespace {
 
 int run_formats() {
-    fmt::print("{:<8} {:<12} {:<5} {:<5} {:<8} {}\n", "name", "extensions", "read", "write", "validate", "description");
+    fmt::print("{:<10} {:<12} {:<5} {:<5} {:<8} {}\n", "name", "extensions", "read", "write", "validate", "description");
     for (auto& f : formats()) {
         std::string ext;
-        for (auto e : f.extensions) ext += (ext.empty() ? "" : ",") + std::string(e);
-        fmt::print("{:<8} {:<12} {:<5} {:<5} {:<8} {}\n", f.name, ext, f.read ? "yes" : "no", f.write ? "yes" : "no",
+        for (auto e : f.extensions) {
+            if (!ext.empty()) ext += ',';
+            ext += e;
+        }
+        fmt::print("{:<10} {:<12} {:<5} {:<5} {:<8} {}\n", f.name, ext, f.read ? "yes" : "no", f.write ? "yes" : "no",
                    f.validate ? "yes" : "no", f.description);
     }
     return exit_ok;

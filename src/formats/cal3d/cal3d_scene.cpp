@@ -154,7 +154,10 @@ Status finish_animation(float duration, std::vector<Track>& tracks, Scene& scene
 std::string morph_track_name(const MorphTrack& t) {
     if (!t.morph_name.empty() || t.mesh_id < 0) return t.morph_name;
     std::string subs;
-    for (size_t i = 0; i < t.submeshes.size(); ++i) subs += (i ? "," : "") + std::to_string(t.submeshes[i]);
+    for (size_t i = 0; i < t.submeshes.size(); ++i) {
+        if (i) subs += ',';
+        subs += std::to_string(t.submeshes[i]);
+    }
     return fmt::format("mesh {} submesh {} morph {}", t.mesh_id, subs, t.morph_id);
 }
 
