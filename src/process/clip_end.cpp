@@ -100,7 +100,7 @@ uint64_t apply_clip_end(Scene& scene, ClipEnd mode) {
         if (!short_tracks) continue;
         const char* what = mode == ClipEnd::Clamp         ? "held to DURATION (clamp, as IMVU plays it)"
                            : mode == ClipEnd::Extrapolate ? "extrapolated to DURATION from their last two keys (as upstream Cal3D plays it)"
-                                                          : "left as they are (none): a player that stops at the last key ends early";
+                                                          : "left as they are (none): Cal3D output keeps DURATION, other formats end at the last key";
         scene.warnings.add(WarningCode::Other, fmt::format("animation '{}': {} of {} tracks end before DURATION {} s (last key {} s); {}", a.name,
                                                            short_tracks, tracks, end, last, what));
     }
