@@ -20,59 +20,60 @@ struct PackArgs {
     bool verbose = false;
 };
 
-int run_list(const PackArgs& a) {
-    auto bytes = read_file(a.pack);
-    if (!bytes) {
-        print_error(bytes.error().to_string());
-        return read_exit_code(bytes.error());
+// Reads and parses the pack at path, printing its warnings; on failure prints the error and
+// returns the exit code (exit_ok on success).
+int open_pack(const std::string& path, std::vector<uint8_t>& bytes, JpkPack& pack) {
+    auto read = read_file(path);
+    if (!read) {
+        print_error(read.error().to_string());
+        return read_exit_code(read.error());
     }
-    auto pack = parse_jpk(*bytes);
-    if (!pack) {
-        Error e = pack.error();
-        e.path = a.pack;
+    auto parsed = parse_jpk(*read);
+    if (!parsed) {
+        Error e = parsed.error();
+        e.path = path;
         print_error(e.to_string());
         return read_exit_code(e);
     }
-    print_warnings(pack->warnings);
+    print_warnings(parsed->warnings);
+    bytes = std::move(*read);
+    pack = std::move(*parsed);
+    return exit_ok;
+}
+
+int run_list(const PackArgs& a) {
+    std::vector<uint8_t> bytes;
+    JpkPack pack;
+    if (int code = open_pack(a.pack, bytes, pack); code != exit_ok) return code;
     if (a.json) {
         Json j;
         j["path"] = a.pack;
-        j["numobjs"] = pack->numobjs;
-        j["maxstrlen"] = pack->maxstrlen;
-        j["fat_end"] = pack->fat_end;
-        j["data_end"] = pack->data_end;
-        j["trailing_bytes"] = pack->trailing_bytes;
+        j["numobjs"] = pack.numobjs;
+        j["maxstrlen"] = pack.maxstrlen;
+        j["fat_end"] = pack.fat_end;
+        j["data_end"] = pack.data_end;
+        j["trailing_bytes"] = pack.trailing_bytes;
         j["entries"] = Json::array();
-        for (auto& e : pack->entries)
+        for (auto& e : pack.entries)
             j["entries"].push_back({{"name", e.name}, {"offset", e.offset}, {"length", e.length}, {"overridden", e.overridden},
                                     {"padding_garbage", e.padding_garbage}});
         j["warnings"] = Json::array();
-        for (auto& w : pack->warnings.items) j["warnings"].push_back(warning_text(w));
+        for (auto& w : pack.warnings.items) j["warnings"].push_back(warning_text(w));
         fmt::print("{}\n", j.dump(2, ' ', false, Json::error_handler_t::replace));
         return exit_ok;
     }
-    fmt::print("{}: JPK01.00, {} entries, maxstrlen {}, FAT ends at {}, data ends at {}, {} bytes after it\n", a.pack, pack->numobjs,
-               pack->maxstrlen, pack->fat_end, pack->data_end, pack->trailing_bytes);
-    for (auto& e : pack->entries)
+    fmt::print("{}: JPK01.00, {} entries, maxstrlen {}, FAT ends at {}, data ends at {}, {} bytes after it\n", a.pack, pack.numobjs,
+               pack.maxstrlen, pack.fat_end, pack.data_end, pack.trailing_bytes);
+    for (auto& e : pack.entries)
         fmt::print("  {:>10} {:>10}  {}{}\n", e.offset, e.length, printable(e.name, 200), e.overridden ? "  (overridden by a later entry)" : "");
     return exit_ok;
 }
 
 int run_extract(const PackArgs& a) {
-    auto bytes = read_file(a.pack);
-    if (!bytes) {
-        print_error(bytes.error().to_string());
-        return read_exit_code(bytes.error());
-    }
-    auto pack = parse_jpk(*bytes);
-    if (!pack) {
-        Error e = pack.error();
-        e.path = a.pack;
-        print_error(e.to_string());
-        return read_exit_code(e);
-    }
-    print_warnings(pack->warnings);
-    auto written = extract_jpk(*bytes, a.folder);
+    std::vector<uint8_t> bytes;
+    JpkPack pack;
+    if (int code = open_pack(a.pack, bytes, pack); code != exit_ok) return code;
+    auto written = extract_jpk(bytes, a.folder);
     if (!written) {
         Error e = written.error();
         if (e.path.empty()) e.path = a.pack;

@@ -112,6 +112,17 @@ Expected<std::vector<uint8_t>> write_mesh(const Scene& scene, const std::vector<
 // (cal3d_write_material.cpp).
 Expected<std::vector<uint8_t>> write_material(const Material& material, bool binary, const SaveOptions& options);
 
+// The animation a one-animation file takes: the first with tracks of the file's kind
+// (has_tracks), else an InvalidArgument error "the scene has no animation with <missing>". The
+// others of that kind are reported: "<file> holds one animation: N <others> not written".
+struct AnimationChoice {
+    const char* missing;  // "joint tracks to write as a Cal3D CAF"
+    const char* file;     // "a Cal3D animation file"
+    const char* others;   // "other animations"
+};
+Expected<size_t> choose_animation(const Scene& scene, bool (*has_tracks)(const Animation&), const AnimationChoice& text,
+                                  const SaveOptions& options);
+
 // Registry entries: one file from a whole scene (.xsf: the skeleton; .xmf: every mesh as a submesh;
 // .xaf / .caf: the first animation with joint tracks, .xpf / .cpf: the first with morph weight
 // tracks, others dropped with a warning, none = an InvalidArgument error; .xrf: material 0 ...),

@@ -207,18 +207,12 @@ namespace {
 Expected<Output> write_animation_file(const Scene& scene, bool binary, const SaveOptions& options) {
     const std::optional<Scene> copy = z_up_ccw_copy(scene);
     const Scene& s = copy ? *copy : scene;
-    size_t chosen = s.animations.size(), others = 0;
-    for (size_t a = 0; a < s.animations.size(); ++a) {
-        if (s.animations[a].tracks.empty()) continue;
-        if (chosen == s.animations.size()) chosen = a;
-        else ++others;
-    }
-    if (chosen == s.animations.size())
-        return make_error(ErrorCode::InvalidArgument, fmt::format("the scene has no animation with joint tracks to write as a Cal3D {}",
-                                                                  binary ? "CAF" : "XAF"));
-    if (others && options.warnings)
-        options.warnings->add(WarningCode::DroppedData, fmt::format("a Cal3D animation file holds one animation: {} other animations not written", others));
-    auto bytes = write_animation(s, chosen, binary, options);
+    const auto chosen = choose_animation(
+        s, [](const Animation& a) { return !a.tracks.empty(); },
+        {binary ? "joint tracks to write as a Cal3D CAF" : "joint tracks to write as a Cal3D XAF", "a Cal3D animation file", "other animations"},
+        options);
+    if (!chosen) return chosen.error();
+    auto bytes = write_animation(s, *chosen, binary, options);
     if (!bytes) return bytes.error();
     return Output{std::move(*bytes), {}};
 }

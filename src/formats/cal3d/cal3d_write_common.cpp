@@ -119,4 +119,19 @@ std::vector<int32_t> bone_ids(const Skeleton& skeleton) {
     return ids;
 }
 
+Expected<size_t> choose_animation(const Scene& scene, bool (*has_tracks)(const Animation&), const AnimationChoice& text,
+                                  const SaveOptions& options) {
+    size_t chosen = scene.animations.size(), others = 0;
+    for (size_t a = 0; a < scene.animations.size(); ++a) {
+        if (!has_tracks(scene.animations[a])) continue;
+        if (chosen == scene.animations.size()) chosen = a;
+        else ++others;
+    }
+    if (chosen == scene.animations.size())
+        return make_error(ErrorCode::InvalidArgument, fmt::format("the scene has no animation with {}", text.missing));
+    if (others && options.warnings)
+        options.warnings->add(WarningCode::DroppedData, fmt::format("{} holds one animation: {} {} not written", text.file, others, text.others));
+    return chosen;
+}
+
 }  // namespace rigport::cal3d
