@@ -2,6 +2,7 @@
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
+#include <stb_image_write.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,6 +64,17 @@ static std::string quote(const std::string& s) {
 static std::string slurp(const fs::path& p) {
     std::ifstream f(p, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+std::vector<uint8_t> encode_png(int w, int h, const uint8_t* rgb) {
+    std::vector<uint8_t> png;
+    stbi_write_png_to_func(
+        [](void* c, void* d, int n) {
+            auto* out = static_cast<std::vector<uint8_t>*>(c);
+            out->insert(out->end(), static_cast<uint8_t*>(d), static_cast<uint8_t*>(d) + n);
+        },
+        &png, w, h, 3, rgb, w * 3);
+    return png;
 }
 
 RunResult run_cli(const std::vector<std::string>& args) {

@@ -23,6 +23,9 @@ struct RunResult {
     int exit_code = -1;
     std::string out, err;
 };
+// An RGB image of w x h pixels (rgb holds w * h * 3 bytes) encoded as PNG by stb.
+std::vector<uint8_t> encode_png(int w, int h, const uint8_t* rgb);
+
 // Runs the built rigport CLI with the given arguments (shell-quoted for you).
 RunResult run_cli(const std::vector<std::string>& args);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,13 @@ struct ImageOptions {
     bool convert = false;
     // The folder relative texture paths are resolved against: the source model's folder.
     std::string search_dir;
+    // Confinement, as LoadOptions: a texture is read only from root and below (empty = search_dir)
+    // after resolving '..' and symlinks. A texture leading outside is an error naming it (the
+    // material's URI and where it resolves to) unless allow_outside (the CLI's --allow-outside).
+    std::string root;
+    bool allow_outside = false;
+    // Told the path of every texture file read.
+    std::function<void(const std::string& path)> on_read = nullptr;
     uint64_t max_file_bytes = 256ull << 20;  // refuse larger image files
     uint32_t max_dimension = 16384;          // refuse to decode larger images
 };
@@ -28,7 +36,8 @@ struct ImageOptions {
 // One GltfImage per distinct texture URI of the scene's materials, to put in
 // SaveOptions::gltf.images for a glTF written to output_path. A texture that is not found gets
 // an entry without image (a reference to a missing file is invalid glTF) and a TextureNotFound
-// warning; a texture that cannot be converted is an error naming the file.
+// warning, as does a file that is no image at all (its path is never written into the output);
+// a texture that cannot be converted, or that lies outside the root, is an error naming it.
 Expected<std::vector<GltfImage>> resolve_images(const Scene& scene, const std::string& output_path,
                                                 const ImageOptions& options, Warnings& warnings);
 

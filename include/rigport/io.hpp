@@ -24,12 +24,31 @@ struct LoadOptions {
     // the file, percent-decoded: a relative path. load(path) sets one reading beside the model
     // (resource_reader) when none is given; without one such a model cannot be read from bytes.
     std::function<Expected<std::vector<uint8_t>>(const std::string& uri)> read_resource = nullptr;
+    // Confinement: a file a model names (a buffer, an image, a .cfg member, a texture) is read only
+    // from root and below, after resolving '..' and symlinks; empty = the folder of the model that
+    // names it. allow_outside lifts the rule (the CLI's --allow-outside).
+    std::string root;
+    bool allow_outside = false;
+    // A part a model names that is missing (a .cfg member ...) is an error naming it; with
+    // allow_missing it is a warning and the part is left out (the CLI's --allow-missing).
+    bool allow_missing = false;
+    // Deepest nesting a reader follows (XML elements, JSON values, node hierarchies).
+    uint32_t max_depth = 256;
+    // Told the path of every file read for this load: the inputs and every file they name. The
+    // CLI uses it to refuse an output that would replace any of them.
+    std::function<void(const std::string& path)> on_read = nullptr;
 };
 
 // A LoadOptions::read_resource for a model at model_path: URIs are read relative to its folder,
-// each bounded by max_bytes; absolute paths and URIs with a scheme ("http:", "file:") are refused.
+// each bounded by max_bytes, confined to that folder and below (after resolving '..' and
+// symlinks); URIs with a scheme ("http:", "file:") are refused (Unsupported), a URI leading
+// outside is a ReadFailed error saying where it resolves to.
 std::function<Expected<std::vector<uint8_t>>(const std::string& uri)> resource_reader(const std::string& model_path,
                                                                                       uint64_t max_bytes);
+// The same, honouring options: max_file_bytes, root and allow_outside (confinement), on_read
+// (told each file read). load(path) uses this one.
+std::function<Expected<std::vector<uint8_t>>(const std::string& uri)> resource_reader(const std::string& model_path,
+                                                                                      const LoadOptions& options);
 
 // An image for a glTF material map, resolved by the caller (found on disk, converted to PNG ...).
 // The writer matches it to a map by source_uri (TextureMap::uri exactly as the scene holds it):
@@ -96,14 +115,38 @@ struct Output {
     std::vector<OutputFile> side_files;
 };
 
+// How outputs replace files (write_output, write_file_atomic). Every default is the safe one.
+struct WriteOptions {
+    // Replace an output that is read-only (no write bit in its mode, or not writable by this
+    // user) instead of refusing it; root is refused too unless forced.
+    bool force = false;
+    // Files no output may replace: the inputs and every file they read (LoadOptions::on_read).
+    // Compared by device and inode, so a hard link or a symlink to one of them is caught as well.
+    std::vector<std::string> protect;
+};
+
+// "-" and "/dev/stdout": the output is streamed to standard output, never renamed over.
+bool is_stdout_path(const std::string& path);
+
+// What write_output checks for each file it would write, callable before any work: the folder
+// exists; the target (after following symlinks: a symlinked output replaces the file it points
+// to) is a regular file or absent, never a device, FIFO, socket or folder; it is writable unless
+// options.force; it is none of options.protect. A protected file is an InvalidArgument error
+// naming both paths; the filesystem conditions are WriteFailed.
+Status check_output(const std::string& path, const WriteOptions& options = {});
+
+// The whole file. Only a regular file is opened (checked before the open, so a named pipe never
+// blocks): a folder, FIFO, socket or device is a ReadFailed error.
 Expected<std::vector<uint8_t>> read_file(const std::string& path, uint64_t max_bytes = 1ull << 31);
 // A model's bytes: the file at path, or, when no file has that name, the member MEMBER of a VDrift
-// JPK pack named as "PACK.jpk:MEMBER" (the last duplicate wins, as in VDrift; jpk.hpp).
-Expected<std::vector<uint8_t>> read_input(const std::string& path, uint64_t max_bytes = 1ull << 31);
+// JPK pack named as "PACK.jpk:MEMBER" (the last duplicate wins, as in VDrift; jpk.hpp). on_read,
+// when given, is told the file actually read (the pack for a member).
+Expected<std::vector<uint8_t>> read_input(const std::string& path, uint64_t max_bytes = 1ull << 31,
+                                          const std::function<void(const std::string& path)>& on_read = nullptr);
 
 // Writes to a temporary file beside path, then renames it over path: a failure never leaves a
-// partial file and never destroys the old one.
-Status write_file_atomic(const std::string& path, std::span<const uint8_t> bytes);
+// partial file and never destroys the old one. The checks of check_output apply.
+Status write_file_atomic(const std::string& path, std::span<const uint8_t> bytes, const WriteOptions& options = {});
 
 Expected<Scene> load(const std::string& path, const LoadOptions& options = {});
 // path is used for format detection by extension and in error messages only.
@@ -116,9 +159,12 @@ Expected<Output> save_output(const Scene& scene, const std::string& path, const 
 // inline; a writer that still produces side files is an Unsupported error.
 Expected<std::vector<uint8_t>> save_bytes(const Scene& scene, const std::string& path,
                                           const SaveOptions& options = {});
-// Writes the side files (each atomically, beside path), then the main file; the first failure is
-// returned and the main file is then not written.
-Status write_output(const std::string& path, const Output& output);
+// Writes the main file and its side files (beside path) together: each is checked (check_output)
+// and staged under a temporary name ("NAME.rigport-tmp-PID-XXXXXXXX") before any is renamed into
+// place, and the renames run under a lock on the output's folder, so a failure leaves every old
+// file as it was and two runs writing the same output never mix their files. Temporaries left by
+// a process that no longer runs are removed. A stdout path (is_stdout_path) streams the main file.
+Status write_output(const std::string& path, const Output& output, const WriteOptions& options = {});
 // save_output + write_output.
 Status save(const Scene& scene, const std::string& path, const SaveOptions& options = {});
 

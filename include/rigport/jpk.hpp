@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rigport/error.hpp"
+#include "rigport/io.hpp"
 #include "rigport/scene.hpp"
 
 namespace rigport {
@@ -66,8 +67,10 @@ std::optional<std::pair<std::string, std::string>> split_jpk_member_path(const s
 // ---- JPK files on disk (src/formats/joe/jpk_files.cpp) -------------------------------------
 // Writes every member (the last of duplicates) under dir, creating dir and subfolders; refuses
 // unsafe names and any path that would resolve outside dir (a symlinked subfolder). Returns the
-// names written, in FAT order.
-Expected<std::vector<std::string>> extract_jpk(std::span<const uint8_t> pack_bytes, const std::string& dir);
+// names written, in FAT order. Every member's target passes check_output (options.protect: the
+// pack itself) before the first is written.
+Expected<std::vector<std::string>> extract_jpk(std::span<const uint8_t> pack_bytes, const std::string& dir,
+                                               const WriteOptions& options = {});
 // The regular files under dir (recursively, names relative with '/'), sorted by name, as members.
 Expected<std::vector<JpkMember>> collect_jpk_members(const std::string& dir, uint64_t max_bytes = 1ull << 31);
 

@@ -55,18 +55,35 @@ const char* to_string(WarningCode code) {
         case WarningCode::InvalidNormal: return "invalid-normal";
         case WarningCode::UnweightedVertex: return "unweighted-vertex";
         case WarningCode::TextureNotFound: return "texture-not-found";
+        case WarningCode::PartMissing: return "part-missing";
         case WarningCode::Other: return "other";
     }
     return "other";
 }
 
+namespace {
+
+uint64_t warning_key(WarningCode code, const std::string& message) {
+    return std::hash<std::string>{}(message) * 31 + uint64_t(code);
+}
+
+}  // namespace
+
 void Warnings::add(WarningCode code, std::string message, std::optional<uint64_t> offset) {
-    for (auto& w : items) {
-        if (w.code == code && w.message == message) {
-            ++w.count;
+    // The index is trusted only while it covers items exactly; a caller that appended to items
+    // (merging two lists) makes it stale, and it is rebuilt once.
+    if (index.size() != items.size()) {
+        index.clear();
+        for (size_t i = 0; i < items.size(); ++i) index.emplace(warning_key(items[i].code, items[i].message), i);
+    }
+    const uint64_t key = warning_key(code, message);
+    for (auto [it, end] = index.equal_range(key); it != end; ++it) {
+        if (it->second < items.size() && items[it->second].code == code && items[it->second].message == message) {
+            ++items[it->second].count;
             return;
         }
     }
+    index.emplace(key, items.size());
     items.push_back(Warning{code, std::move(message), 1, offset});
 }
 

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "core/guarded.hpp"
+
 namespace rigport {
 
 uint32_t component_size(ComponentType type) {
@@ -74,7 +76,7 @@ bool all_finite(const V& v) {
 
 }  // namespace
 
-Status check_invariants(const Scene& scene) {
+static Status check_invariants_unguarded(const Scene& scene) {
     const auto& joints = scene.skeleton.joints;
     for (size_t j = 0; j < joints.size(); ++j) {
         const auto& jt = joints[j];
@@ -143,6 +145,10 @@ Status check_invariants(const Scene& scene) {
         }
     }
     return Ok{};
+}
+
+Status check_invariants(const Scene& scene) {
+    return detail::guarded(std::string(), "checking", [&] { return check_invariants_unguarded(scene); });
 }
 
 }  // namespace rigport

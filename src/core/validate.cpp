@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/guarded.hpp"
 #include "rigport/formats.hpp"
 
 namespace rigport {
@@ -197,7 +198,8 @@ void validate_scene(const Scene& scene, ValidationReport& report) {
     check_usage(scene, report);
 }
 
-ValidationReport validate_bytes(std::span<const uint8_t> bytes, const std::string& path, const LoadOptions& options) {
+static ValidationReport validate_bytes_unguarded(std::span<const uint8_t> bytes, const std::string& path,
+                                                const LoadOptions& options) {
     ValidationReport report;
     report.path = path;
     const FormatInfo* format = options.format.empty() ? detect_format(bytes, path) : find_format(options.format);
@@ -230,10 +232,36 @@ ValidationReport validate_bytes(std::span<const uint8_t> bytes, const std::strin
     return report;
 }
 
-Expected<ValidationReport> validate_file(const std::string& path, const LoadOptions& options) {
+// As guarded() (core/guarded.hpp), but the exception becomes the report's Error finding.
+ValidationReport validate_bytes(std::span<const uint8_t> bytes, const std::string& path, const LoadOptions& options) {
+    try {
+        return validate_bytes_unguarded(bytes, path, options);
+    } catch (...) {
+        const Error e = detail::current_exception_error(path, "validating");
+        ValidationReport report;
+        try {
+            report.path = path;
+            report.add(Severity::Error, "load.failed", e.to_string());
+        } catch (...) {
+            // Short strings need no allocation; only the one finding's slot does (best effort).
+            try {
+                report.findings.clear();
+                report.add(Severity::Error, "load.failed", "out of memory");
+            } catch (...) {
+            }
+        }
+        return report;
+    }
+}
+
+static Expected<ValidationReport> validate_file_unguarded(const std::string& path, const LoadOptions& options) {
     auto bytes = read_file(path, options.max_file_bytes);
     if (!bytes) return bytes.error();
     return validate_bytes(*bytes, path, options);
+}
+
+Expected<ValidationReport> validate_file(const std::string& path, const LoadOptions& options) {
+    return detail::guarded(path, "validating", [&] { return validate_file_unguarded(path, options); });
 }
 
 }  // namespace rigport

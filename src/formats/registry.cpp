@@ -65,11 +65,16 @@ const FormatInfo* find_format(std::string_view name) {
 }
 
 const FormatInfo* find_format_by_extension(std::string_view path) {
-    std::string p(path);
-    std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return std::tolower(c); });
+    // Compared in place, case-insensitively: no copy, so nothing to allocate (and nothing to throw).
+    auto ends_with = [path](std::string_view ext) {
+        if (path.size() < ext.size()) return false;
+        for (size_t i = 0; i < ext.size(); ++i)
+            if (std::tolower(static_cast<unsigned char>(path[path.size() - ext.size() + i])) != ext[i]) return false;
+        return true;
+    };
     for (auto& f : formats())
         for (auto ext : f.extensions)
-            if (p.size() >= ext.size() && p.compare(p.size() - ext.size(), ext.size(), ext) == 0) return &f;
+            if (ends_with(ext)) return &f;
     return nullptr;
 }
 

@@ -1,4 +1,4 @@
-// Whole-file read and atomic write (temporary file beside the target, fsync, rename).
+// Whole-file read: regular files only, bounded by a size limit.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -6,9 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <random>
 
-#include "io/staged_file.hpp"
+#include "core/guarded.hpp"
 #include "rigport/io.hpp"
 
 namespace rigport {
@@ -23,15 +22,23 @@ Error os_error(ErrorCode code, const std::string& path, const char* what) {
 
 }  // namespace
 
-Expected<std::vector<uint8_t>> read_file(const std::string& path, uint64_t max_bytes) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return os_error(errno == ENOENT ? ErrorCode::NotFound : ErrorCode::ReadFailed, path, "cannot open");
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        Error e = make_error(ErrorCode::ReadFailed, "not a regular file");
+static Expected<std::vector<uint8_t>> read_file_unguarded(const std::string& path, uint64_t max_bytes) {
+    auto not_regular = [&path] {
+        Error e = make_error(ErrorCode::ReadFailed, "not a regular file (a folder, pipe or device is never read)");
         e.path = path;
         return e;
+    };
+    // Only regular files are read, checked before the open: opening a named pipe for reading
+    // blocks until a writer comes. stat() first, then O_NONBLOCK in case the name was swapped
+    // in between, then fstat() on what was actually opened.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return os_error(errno == ENOENT || errno == ENOTDIR ? ErrorCode::NotFound : ErrorCode::ReadFailed, path, "cannot open");
+    if (!S_ISREG(st.st_mode)) return not_regular();
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return os_error(errno == ENOENT ? ErrorCode::NotFound : ErrorCode::ReadFailed, path, "cannot open");
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return not_regular();
     }
     if (static_cast<uint64_t>(st.st_size) > max_bytes) {
         ::close(fd);
@@ -55,51 +62,8 @@ Expected<std::vector<uint8_t>> read_file(const std::string& path, uint64_t max_b
     return bytes;
 }
 
-namespace detail {
-
-Expected<StagedFile> stage_file(const std::string& path, std::span<const uint8_t> bytes) {
-    // The temporary file sits in the target's directory so the rename cannot cross filesystems.
-    std::random_device rd;
-    std::string tmp = fmt::format("{}.tmp-{:08x}", path, rd());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) return os_error(ErrorCode::WriteFailed, path, "cannot create temporary file");
-    size_t done = 0;
-    while (done < bytes.size()) {
-        ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            auto e = os_error(ErrorCode::WriteFailed, path, "write failed");
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return e;
-        }
-        done += static_cast<size_t>(n);
-    }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        auto e = os_error(ErrorCode::WriteFailed, path, "write failed");
-        ::unlink(tmp.c_str());
-        return e;
-    }
-    return StagedFile{tmp, path};
-}
-
-Status commit_file(const StagedFile& file) {
-    if (::rename(file.temporary.c_str(), file.path.c_str()) != 0) {
-        auto e = os_error(ErrorCode::WriteFailed, file.path, "cannot replace the output");
-        ::unlink(file.temporary.c_str());
-        return e;
-    }
-    return Ok{};
-}
-
-void discard_file(const StagedFile& file) { ::unlink(file.temporary.c_str()); }
-
-}  // namespace detail
-
-Status write_file_atomic(const std::string& path, std::span<const uint8_t> bytes) {
-    auto staged = detail::stage_file(path, bytes);
-    if (!staged) return staged.error();
-    return detail::commit_file(*staged);
+Expected<std::vector<uint8_t>> read_file(const std::string& path, uint64_t max_bytes) {
+    return detail::guarded(path, "reading", [&] { return read_file_unguarded(path, max_bytes); });
 }
 
 }  // namespace rigport

@@ -5,11 +5,15 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <stb_image.h>
 #include <stb_image_write.h>
 
+#include "core/guarded.hpp"
+#include "io/confine.hpp"
 #include "rigport/images.hpp"
 
 namespace rigport {
@@ -35,6 +39,21 @@ std::vector<fs::path> candidates(const std::string& uri, const std::string& sear
     if (!base.has_extension())
         for (const char* ext : {".png", ".jpg", ".jpeg", ".tga", ".bmp"}) out.push_back(fs::path(base.string() + ext));
     return out;
+}
+
+// True when stb recognises the bytes as an image it can decode (TGA, BMP, PSD, GIF, HDR, PNM ...).
+bool is_image(const std::vector<uint8_t>& bytes) {
+    if (bytes.empty() || bytes.size() > uint64_t(INT32_MAX)) return false;
+    int w = 0, h = 0, channels = 0;
+    return stbi_info_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()), int(bytes.size()), &w, &h, &channels) && w > 0 && h > 0;
+}
+
+// The name of the first material with a map naming uri (for error messages).
+std::string material_of(const Scene& scene, const std::string& uri) {
+    for (auto& material : scene.materials)
+        for (auto& map : material.maps)
+            if (map.uri == uri) return material.name;
+    return {};
 }
 
 // The image decoded by stb and encoded as PNG; empty with a message on failure.
@@ -77,12 +96,13 @@ bool ends_with_glb(const std::string& path) {
 
 }  // namespace
 
-Expected<std::vector<GltfImage>> resolve_images(const Scene& scene, const std::string& output_path,
+static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& scene, const std::string& output_path,
                                                 const ImageOptions& options, Warnings& warnings) {
     std::vector<std::string> uris;  // distinct, in material order (deterministic)
+    std::unordered_set<std::string> seen;  // linear time for many materials
     for (auto& material : scene.materials)
         for (auto& map : material.maps)
-            if (!map.uri.empty() && std::find(uris.begin(), uris.end(), map.uri) == uris.end()) uris.push_back(map.uri);
+            if (!map.uri.empty() && seen.insert(map.uri).second) uris.push_back(map.uri);
 
     const bool embed = options.mode == ImageOptions::Mode::Embed ||
                        (options.mode == ImageOptions::Mode::Auto && ends_with_glb(output_path));
@@ -94,6 +114,17 @@ Expected<std::vector<GltfImage>> resolve_images(const Scene& scene, const std::s
             continue;
         }
         const auto tried = candidates(uri, options.search_dir);
+        // Confinement first, whether or not the file exists: nothing about a file outside the
+        // root (not even whether it is there) reaches the output.
+        const std::string root = options.root.empty() ? (options.search_dir.empty() ? std::string(".") : options.search_dir) : options.root;
+        auto outside = [&](const fs::path& p) -> std::optional<Error> {
+            auto resolved = detail::confine(p.string(), root, options.allow_outside);
+            if (resolved) return std::nullopt;
+            Error e = resolved.error();
+            e.message = fmt::format("texture '{}' of material '{}': {}", uri, material_of(scene, uri), e.message);
+            return e;
+        };
+        if (auto e = outside(tried.front())) return *e;
         auto found = std::find_if(tried.begin(), tried.end(), [](const fs::path& p) {
             std::error_code ec;
             return fs::is_regular_file(p, ec);
@@ -105,8 +136,10 @@ Expected<std::vector<GltfImage>> resolve_images(const Scene& scene, const std::s
             out.push_back(image);
             continue;
         }
+        if (auto e = outside(*found)) return *e;  // "tex" found as "tex.png", a link leading out
         auto bytes = read_file(found->string(), options.max_file_bytes);
         if (!bytes) return bytes.error();
+        if (options.on_read) options.on_read(found->string());
         if (const char* mime = sniff_mime(*bytes)) {
             image.mime_type = mime;
             if (embed) image.bytes = std::move(*bytes);
@@ -120,6 +153,10 @@ Expected<std::vector<GltfImage>> resolve_images(const Scene& scene, const std::s
                 return e;
             }
             image.mime_type = "image/png";
+        } else if (!is_image(*bytes)) {
+            // Not an image stb knows: its path is not written into the output.
+            warnings.add(WarningCode::TextureNotFound,
+                         fmt::format("texture '{}': {} is not an image; its material is written without it", uri, found->generic_string()));
         } else {
             image.uri = relative_uri(*found, output_path);
             warnings.add(WarningCode::ImageFormatNotGltf,
@@ -129,6 +166,11 @@ Expected<std::vector<GltfImage>> resolve_images(const Scene& scene, const std::s
         out.push_back(std::move(image));
     }
     return out;
+}
+
+Expected<std::vector<GltfImage>> resolve_images(const Scene& scene, const std::string& output_path,
+                                                const ImageOptions& options, Warnings& warnings) {
+    return detail::guarded(output_path, "resolving images", [&] { return resolve_images_unguarded(scene, output_path, options, warnings); });
 }
 
 }  // namespace rigport

@@ -1,9 +1,10 @@
-// load() and save(): read the file, pick the format from content (then extension), dispatch.
+// load(): read the file, pick the format from content (then extension), dispatch.
 #include <fmt/format.h>
 
 #include <filesystem>
 
-#include "io/staged_file.hpp"
+#include "core/guarded.hpp"
+#include "io/confine.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 
@@ -32,7 +33,7 @@ const FormatInfo* choose_reader(std::span<const uint8_t> bytes, const std::strin
 
 }  // namespace
 
-Expected<Scene> load_bytes(std::span<const uint8_t> bytes, const std::string& path, const LoadOptions& options) {
+static Expected<Scene> load_bytes_unguarded(std::span<const uint8_t> bytes, const std::string& path, const LoadOptions& options) {
     if (bytes.size() > options.max_file_bytes)
         return with_path(make_error(ErrorCode::LimitExceeded, fmt::format("input is {} bytes, the limit is {}", bytes.size(), options.max_file_bytes)), path);
     Error error;
@@ -43,83 +44,50 @@ Expected<Scene> load_bytes(std::span<const uint8_t> bytes, const std::string& pa
     return scene;
 }
 
-std::function<Expected<std::vector<uint8_t>>(const std::string&)> resource_reader(const std::string& model_path, uint64_t max_bytes) {
+Expected<Scene> load_bytes(std::span<const uint8_t> bytes, const std::string& path, const LoadOptions& options) {
+    return detail::guarded(path, "reading", [&] { return load_bytes_unguarded(bytes, path, options); });
+}
+
+std::function<Expected<std::vector<uint8_t>>(const std::string&)> resource_reader(const std::string& model_path,
+                                                                                   const LoadOptions& options) {
     const std::filesystem::path folder = std::filesystem::path(model_path).parent_path();
-    return [folder, max_bytes](const std::string& uri) -> Expected<std::vector<uint8_t>> {
+    const std::string root = detail::confinement_root(model_path, options.root);
+    return [folder, root, max_bytes = options.max_file_bytes, allow_outside = options.allow_outside,
+            on_read = options.on_read](const std::string& uri) -> Expected<std::vector<uint8_t>> {
         // A scheme is letters, digits, '+', '-', '.' before a ':' (RFC 3986 §3.1); a one-letter
         // one would be a Windows drive, equally absolute.
         const size_t colon = uri.find(':');
         const bool scheme = colon != std::string::npos && uri.find('/') > colon;
-        if (scheme || uri.empty() || std::filesystem::path(uri).is_absolute())
-            return make_error(ErrorCode::Unsupported, fmt::format("'{}': only relative paths are read, beside the model", uri));
-        return read_file((folder / uri).string(), max_bytes);
+        if (scheme || uri.empty())
+            return make_error(ErrorCode::Unsupported, fmt::format("'{}': only paths are read, beside the model", uri));
+        // A decoded "%00" would cut the name the OS sees short of the name checked.
+        if (uri.find('\0') != std::string::npos) return make_error(ErrorCode::Malformed, "the path holds a NUL byte");
+        // An absolute path replaces folder when joined; confinement then judges it like "../".
+        auto path = detail::confine((folder / uri).string(), root, allow_outside);
+        if (!path) return path.error();
+        auto bytes = read_file(*path, max_bytes);
+        if (bytes && on_read) on_read(*path);
+        return bytes;
     };
 }
 
-Expected<Scene> load(const std::string& path, const LoadOptions& options) {
-    auto bytes = read_input(path, options.max_file_bytes);  // a file, or PACK.jpk:MEMBER
+std::function<Expected<std::vector<uint8_t>>(const std::string&)> resource_reader(const std::string& model_path, uint64_t max_bytes) {
+    LoadOptions options;
+    options.max_file_bytes = max_bytes;
+    return resource_reader(model_path, options);
+}
+
+static Expected<Scene> load_unguarded(const std::string& path, const LoadOptions& options) {
+    auto bytes = read_input(path, options.max_file_bytes, options.on_read);  // a file, or PACK.jpk:MEMBER
     if (!bytes) return bytes.error();
     if (options.read_resource) return load_bytes(*bytes, path, options);
     LoadOptions with_folder = options;
-    with_folder.read_resource = resource_reader(path, options.max_file_bytes);
+    with_folder.read_resource = resource_reader(path, options);
     return load_bytes(*bytes, path, with_folder);
 }
 
-Expected<Output> save_output(const Scene& scene, const std::string& path, const SaveOptions& options) {
-    const FormatInfo* f = options.format.empty() ? find_format_by_extension(path) : find_format(options.format);
-    if (!f)
-        return with_path(make_error(options.format.empty() ? ErrorCode::UnknownFormat : ErrorCode::InvalidArgument,
-                                    options.format.empty() ? "cannot tell the output format from the extension"
-                                                           : fmt::format("unknown format '{}'", options.format)),
-                         path);
-    if (!f->write) return with_path(make_error(ErrorCode::Unsupported, fmt::format("writing {} is not supported yet", f->name)), path);
-    auto out = f->write(scene, path, options);
-    if (!out) return with_path(out.error(), path);
-    return out;
-}
-
-Expected<std::vector<uint8_t>> save_bytes(const Scene& scene, const std::string& path, const SaveOptions& options) {
-    SaveOptions one_file = options;
-    one_file.gltf.embed_buffer = true;
-    auto out = save_output(scene, path, one_file);
-    if (!out) return out.error();
-    if (!out->side_files.empty())
-        return with_path(make_error(ErrorCode::Unsupported, fmt::format("this output needs a side file ('{}'); use save()",
-                                                                        out->side_files.front().name)),
-                         path);
-    return std::move(out->bytes);
-}
-
-Status write_output(const std::string& path, const Output& output) {
-    // Every file is written out under a temporary name first: a failure then leaves all the old
-    // files as they were (never a new .bin beside an old .gltf). Side files go in place first.
-    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-    std::vector<detail::StagedFile> staged;
-    auto discard_from = [&](size_t i) {
-        for (; i < staged.size(); ++i) detail::discard_file(staged[i]);
-    };
-    for (size_t i = 0; i <= output.side_files.size(); ++i) {
-        const bool main = i == output.side_files.size();
-        auto file = main ? detail::stage_file(path, output.bytes)
-                         : detail::stage_file((folder / output.side_files[i].name).string(), output.side_files[i].bytes);
-        if (!file) {
-            discard_from(0);
-            return file.error();
-        }
-        staged.push_back(std::move(*file));
-    }
-    for (size_t i = 0; i < staged.size(); ++i)
-        if (auto st = detail::commit_file(staged[i]); !st) {
-            discard_from(i + 1);
-            return st;
-        }
-    return Ok{};
-}
-
-Status save(const Scene& scene, const std::string& path, const SaveOptions& options) {
-    auto out = save_output(scene, path, options);
-    if (!out) return out.error();
-    return write_output(path, *out);
+Expected<Scene> load(const std::string& path, const LoadOptions& options) {
+    return detail::guarded(path, "reading", [&] { return load_unguarded(path, options); });
 }
 
 }  // namespace rigport

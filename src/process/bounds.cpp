@@ -152,6 +152,16 @@ std::vector<FrameBounds> skinned_bounds(const Scene& scene, const std::vector<st
         const auto rows = skinning_rows(scene.skeleton, local_poses, first, count);
         std::vector<Extents> extents(parts);
         std::vector<std::thread> workers;
+        workers.reserve(parts - 1);
+        // A thread that cannot be started (std::system_error, std::bad_alloc) must not leave the
+        // started ones joinable when the exception leaves: that would be std::terminate.
+        struct JoinAll {
+            std::vector<std::thread>& threads;
+            ~JoinAll() {
+                for (auto& t : threads)
+                    if (t.joinable()) t.join();
+            }
+        } join_all{workers};
         for (size_t p = 1; p < parts; ++p)
             workers.emplace_back([&, p] { extend(extents[p], sv, n * p / parts, n * (p + 1) / parts, rows); });
         extend(extents[0], sv, 0, n / parts, rows);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/guarded.hpp"
 #include "formats/iqe/iqe_layout.hpp"
 #include "process/compile_cal3d.hpp"
 #include "rigport/anim.hpp"
@@ -23,6 +24,13 @@ Error at_path(Error e, const std::string& path) {
     return e;
 }
 
+// The path an error of the whole compile names: the first input's (a reference: no allocation
+// before the guard).
+const std::string& first_path(const std::vector<CompileInput>& inputs) {
+    static const std::string none;
+    return inputs.empty() || inputs.front().paths.empty() ? none : inputs.front().paths.front();
+}
+
 // One input group ("a.iqe,b.iqe") as a scene, plus what normal generation needs.
 struct Part {
     Scene scene;
@@ -32,7 +40,7 @@ struct Part {
 };
 
 Expected<Part> load_part(const std::string& path, const LoadOptions& options) {
-    auto bytes = read_input(path, options.max_file_bytes);  // a file, or PACK.jpk:MEMBER (jpk.hpp)
+    auto bytes = read_input(path, options.max_file_bytes, options.on_read);  // a file, or PACK.jpk:MEMBER (jpk.hpp)
     if (!bytes) return bytes.error();
     Part part;
     const FormatInfo* format = options.format.empty() ? detect_format(*bytes, path) : find_format(options.format);
@@ -45,9 +53,10 @@ Expected<Part> load_part(const std::string& path, const LoadOptions& options) {
         part.has_normals = doc->has_normals;
         return part;
     }
-    // Files the model refers to (a .gltf's external buffers) are read beside it, as load() does.
+    // Files the model refers to (a .gltf's external buffers) are read beside it, as load() does:
+    // confined to its folder (or options.root) and reported to options.on_read.
     LoadOptions beside = options;
-    if (!beside.read_resource) beside.read_resource = resource_reader(path, options.max_file_bytes);
+    if (!beside.read_resource) beside.read_resource = resource_reader(path, options);
     auto scene = load_bytes(*bytes, path, beside);
     if (!scene) return scene.error();
     part.scene = std::move(*scene);
@@ -66,17 +75,17 @@ bool same_skeleton(const Skeleton& a, const Skeleton& b) {
 // triangle kept (the reference compiler loses the later ones: bug 2).
 void append_meshes(Part& into, Part&& from) {
     auto material_name = [](const Scene& s, int32_t m) { return m < 0 ? std::string() : s.materials[m].name; };
+    // Materials by name (the last of a name wins), so 30,000 meshes cost linear time.
+    std::unordered_map<std::string, int32_t> by_name;
+    for (size_t k = 0; k < into.scene.materials.size(); ++k) by_name[into.scene.materials[k].name] = int32_t(k);
     for (size_t i = 0; i < from.scene.meshes.size(); ++i) {
         Mesh& src = from.scene.meshes[i];
         const std::string mat = material_name(from.scene, src.material);
         int32_t target_material = -1;
         if (src.material >= 0) {
-            for (size_t k = 0; k < into.scene.materials.size(); ++k)
-                if (into.scene.materials[k].name == mat) target_material = int32_t(k);
-            if (target_material < 0) {
-                target_material = int32_t(into.scene.materials.size());
-                into.scene.materials.push_back(from.scene.materials[src.material]);
-            }
+            auto [it, added] = by_name.try_emplace(mat, int32_t(into.scene.materials.size()));
+            if (added) into.scene.materials.push_back(from.scene.materials[src.material]);
+            target_material = it->second;
         }
         src.material = target_material;
         into.scene.meshes.push_back(std::move(src));
@@ -222,7 +231,7 @@ void run_pipeline(Part& part) {
 
 }  // namespace
 
-Expected<Scene> compile(const std::vector<CompileInput>& inputs, const CompileOptions& options) {
+static Expected<Scene> compile_unguarded(const std::vector<CompileInput>& inputs, const CompileOptions& options) {
     if (inputs.empty()) return make_error(ErrorCode::InvalidArgument, "no input");
     // Cal3D files form one character, which takes the place of the first of them (cal3d.md §4.5).
     std::vector<CompileInput> cal3d_inputs;
@@ -268,7 +277,11 @@ Expected<Scene> compile(const std::vector<CompileInput>& inputs, const CompileOp
     return result;
 }
 
-Expected<ValidationReport> validate_compiled(const std::vector<CompileInput>& inputs, const CompileOptions& options) {
+Expected<Scene> compile(const std::vector<CompileInput>& inputs, const CompileOptions& options) {
+    return detail::guarded(first_path(inputs), "compiling", [&] { return compile_unguarded(inputs, options); });
+}
+
+static Expected<ValidationReport> validate_compiled_unguarded(const std::vector<CompileInput>& inputs, const CompileOptions& options) {
     ValidationReport report;
     if (!inputs.empty() && !inputs.front().paths.empty()) report.path = inputs.front().paths.front();
     auto scene = compile(inputs, options);
@@ -290,6 +303,10 @@ Expected<ValidationReport> validate_compiled(const std::vector<CompileInput>& in
         report.add(Severity::Warning, fmt::format("read.{}", to_string(w.code)), w.message, w.offset, w.count);
     validate_scene(*scene, report);
     return report;
+}
+
+Expected<ValidationReport> validate_compiled(const std::vector<CompileInput>& inputs, const CompileOptions& options) {
+    return detail::guarded(first_path(inputs), "validating", [&] { return validate_compiled_unguarded(inputs, options); });
 }
 
 }  // namespace rigport

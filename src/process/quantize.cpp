@@ -1,6 +1,8 @@
 // IQM pose-channel quantization in the reference compiler's float arithmetic (iqm-iqe.md §1.7).
 #include "rigport/process.hpp"
 
+#include <cmath>
+
 namespace rigport {
 
 QuantizedChannel quantize_range(float min, float max) {
@@ -10,6 +12,13 @@ QuantizedChannel quantize_range(float min, float max) {
     if (range >= 1e-10f) {  // the compiler's test; NaN fails it and stays constant
         c.animated = true;
         c.scale = range / 65535.0f;
+        // max - min of finite floats can pass FLT_MAX (-3e38 .. 3e38): an infinite scale decodes
+        // to NaN or infinity, a file no reader accepts. Such a range is taken in double, and the
+        // scale stepped down until the largest sample decodes to a finite value.
+        if (!std::isfinite(range)) {
+            c.scale = float((double(max) - double(min)) / 65535.0);
+            while (!std::isfinite(c.offset + 65535.0f * c.scale)) c.scale = std::nextafter(c.scale, 0.0f);
+        }
     }
     return c;
 }

@@ -238,10 +238,17 @@ TEST(Cal3dCorpus, CliInfoReportsTheCounts) {
 
 // §4.5 characters. cally.cfg names 17 meshes, the corpus holds 3 of them (chest, head,
 // ponytail); paladin.cfg names 3 meshes (cape and loincloth present), 19 materials (1 present),
-// 7 animations (idle present). Missing files are warnings; material slots keep their index.
+// 7 animations (idle present). Missing files are errors naming the .cfg line, or with
+// allow_missing warnings; material slots keep their index.
 TEST(Cal3dCorpus, CallyAndPaladinCharacters) {
     RIGPORT_REQUIRE_CORPUS();
-    auto cally = load_cal3d_character({cal3d("upstream_binary/cally/cally.cfg").string()});
+    auto strict = load_cal3d_character({cal3d("upstream_binary/cally/cally.cfg").string()});
+    ASSERT_FALSE(strict);
+    EXPECT_EQ(strict.error().code, ErrorCode::NotFound);
+    EXPECT_GT(strict.error().line, 0u) << strict.error().to_string();
+    LoadOptions allow_missing;
+    allow_missing.allow_missing = true;
+    auto cally = load_cal3d_character({cal3d("upstream_binary/cally/cally.cfg").string()}, allow_missing);
     ASSERT_TRUE(cally) << cally.error().to_string();
     EXPECT_TRUE(check_invariants(*cally));
     EXPECT_EQ(cally->skeleton.joints.size(), 37u);
@@ -255,7 +262,7 @@ TEST(Cal3dCorpus, CallyAndPaladinCharacters) {
     EXPECT_EQ(cally->meshes[0].material, 2);  // MATERIAL 2 = third material line (chest)
     EXPECT_EQ(cally->materials[2].name, "cally_chest");
 
-    auto paladin = load_cal3d_character({cal3d("upstream_binary/paladin/paladin.cfg").string()});
+    auto paladin = load_cal3d_character({cal3d("upstream_binary/paladin/paladin.cfg").string()}, allow_missing);
     ASSERT_TRUE(paladin) << paladin.error().to_string();
     EXPECT_TRUE(check_invariants(*paladin));
     EXPECT_EQ(paladin->skeleton.joints.size(), 58u);

@@ -2,7 +2,6 @@
 // referenced, converted from TGA, or left out; the Khronos validator checks each result.
 #include <gtest/gtest.h>
 
-#include <stb_image_write.h>
 
 #include "formats/gltf_parse.hpp"
 #include "gltf_oracle.hpp"
@@ -29,14 +28,7 @@ std::vector<uint8_t> tga_2x2() {  // uncompressed 24-bit, top-left origin
 
 std::vector<uint8_t> png_2x2() {
     const uint8_t rgb[12] = {255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255};
-    std::vector<uint8_t> png;
-    stbi_write_png_to_func(
-        [](void* c, void* d, int n) {
-            auto* out = static_cast<std::vector<uint8_t>*>(c);
-            out->insert(out->end(), static_cast<uint8_t*>(d), static_cast<uint8_t*>(d) + n);
-        },
-        &png, 2, 2, 3, rgb, 6);
-    return png;
+    return test::encode_png(2, 2, rgb);
 }
 
 struct GltfImagesCli : ::testing::Test {

@@ -421,11 +421,17 @@ TEST(GltfRead, ExternalBuffers) {
     ASSERT_FALSE(missing);
     EXPECT_EQ(missing.error().code, ErrorCode::NotFound);
     EXPECT_TRUE(mentions(missing.error(), "/buffers/0/uri: external buffer 'gone.bin'")) << missing.error().to_string();
-    // Absolute paths and other schemes are not followed.
+    // An absolute path outside the model's folder is refused like "../" (confinement, issue 13);
+    // other schemes are not followed at all.
     write_bytes(dir / "abs.gltf", f.gltf("/etc/hostname"));
     auto absolute = load((dir / "abs.gltf").string());
     ASSERT_FALSE(absolute);
-    EXPECT_EQ(absolute.error().code, ErrorCode::Unsupported) << absolute.error().to_string();
+    EXPECT_EQ(absolute.error().code, ErrorCode::ReadFailed) << absolute.error().to_string();
+    EXPECT_TRUE(mentions(absolute.error(), "outside")) << absolute.error().to_string();
+    write_bytes(dir / "scheme.gltf", f.gltf("file:///etc/hostname"));
+    auto scheme = load((dir / "scheme.gltf").string());
+    ASSERT_FALSE(scheme);
+    EXPECT_EQ(scheme.error().code, ErrorCode::Unsupported) << scheme.error().to_string();
     // A caller may supply its own reader.
     LoadOptions o;
     o.read_resource = [&](const std::string& uri) -> Expected<std::vector<uint8_t>> {

@@ -45,6 +45,24 @@ const FormatInfo* choose_output_format(const std::string& path, const std::strin
 // Non-printable bytes shown as \xNN and newlines as \n, cut to at most max_chars.
 std::string printable(std::string_view text, size_t max_chars = 200);
 
+// --allow-outside and --allow-missing, shared by every verb that loads models (docs/cli.md).
+struct LoadFlags {
+    bool allow_outside = false;  // read files a model names outside its folder
+    bool allow_missing = false;  // a missing part a model names is a warning, left out
+    void add_to(CLI::App* command) {
+        command->add_flag("--allow-outside", allow_outside,
+                          "Read files a model names (buffers, textures, .cfg members) outside its own folder; refused by default (exit 2)");
+        command->add_flag("--allow-missing", allow_missing,
+                          "A missing part a model names (a .cfg member) is a warning and left out instead of an error (exit 2)");
+    }
+    LoadOptions load_options() const {
+        LoadOptions o;
+        o.allow_outside = allow_outside;
+        o.allow_missing = allow_missing;
+        return o;
+    }
+};
+
 // Each verb adds its subcommand to the app and returns it with what to run once parsing succeeded.
 struct Verb {
     CLI::App* command = nullptr;

@@ -30,7 +30,8 @@ struct ConvertArgs {
     std::string cal3d_dialect = "imvu";   // Cal3D output: imvu | 1100 | 1301
     bool cal3d_binary = false;            // Cal3D .cfg output: binary side files
     bool fix_normals = false;     // VDrift's normal swap where its heuristic fires (jpk.hpp)
-    bool force = false;           // JOE: write beyond VDrift's limits
+    bool force = false;           // replace a read-only output; JOE: write beyond VDrift's limits
+    LoadFlags load;               // --allow-outside, --allow-missing
 };
 
 // "X,Y,Z" (or a single number when single_means_z: the reference compiler's -t Z) -> finite floats.
@@ -120,6 +121,13 @@ std::optional<std::vector<CompileInput>> parse_inputs(const std::vector<std::str
     return inputs;
 }
 
+// The file an input path reads: the pack of a "PACK.jpk:MEMBER" that names no file itself.
+std::string input_file(const std::string& path) {
+    std::error_code ec;
+    if (auto split = split_jpk_member_path(path); split && !std::filesystem::exists(path, ec)) return split->first;
+    return path;
+}
+
 int run_convert(const ConvertArgs& a) {
     // Every option is checked before any input is read.
     TransformOptions transform;
@@ -181,10 +189,22 @@ int run_convert(const ConvertArgs& a) {
     if (!out_format) return code;
     auto inputs = parse_inputs(a.words);
     if (!inputs) return exit_usage;
+    // The output may replace none of the inputs: checked now against the files named, and again
+    // before writing against every file the inputs read (buffers, .cfg members, textures).
+    WriteOptions write_options;
+    write_options.force = a.force;
+    for (auto& in : *inputs)
+        for (auto& p : in.paths) write_options.protect.push_back(input_file(p));
+    if (auto st = check_output(a.output, write_options); !st) {
+        print_error(st.error().to_string());
+        return write_exit_code(st.error());
+    }
 
     CompileOptions options;
+    options.load = a.load.load_options();
     options.transform = transform;
     options.force_joints = a.force_joints;
+    options.load.on_read = [&write_options](const std::string& path) { write_options.protect.push_back(path); };
     // Cal3D output keeps DURATION itself and leaves the end-of-clip rule to the player: no keys added.
     const bool cal3d_out = out_format->name.rfind("cal3d", 0) == 0;
     options.clip_end = a.clip_end.empty() && cal3d_out ? ClipEnd::None : clip_end;
@@ -212,11 +232,17 @@ int run_convert(const ConvertArgs& a) {
     save_options.warnings = &write_warnings;
     save_options.gltf.axis = a.axis == "root" ? GltfOptions::AxisMode::Root : GltfOptions::AxisMode::Bake;
     save_options.gltf.loop_key = a.loop_key;
+    save_options.gltf.embed_buffer = is_stdout_path(a.output);  // standard output carries one file
     save_options.joe.force = a.force;
     save_options.cal3d = cal3d;
     if (out_format->name == "gltf" || out_format->name == "glb") {
         // Texture paths are relative to the model that names them: the first input's folder.
         images.search_dir = std::filesystem::path(input).parent_path().string();
+        // Confined like every other file a model names (ImageOptions::root empty = search_dir).
+        images.allow_outside = a.load.allow_outside;
+        images.on_read = options.load.on_read;
+        // Standard output carries one file: images go inside it, as in a .glb.
+        if (is_stdout_path(a.output) && images.mode == ImageOptions::Mode::Auto) images.mode = ImageOptions::Mode::Embed;
         auto resolved = resolve_images(*scene, a.output, images, write_warnings);
         if (!resolved) {
             print_error(resolved.error().to_string());
@@ -230,13 +256,13 @@ int run_convert(const ConvertArgs& a) {
         print_error(output.error().to_string());
         return write_exit_code(output.error());
     }
-    if (auto st = write_output(a.output, *output); !st) {
+    if (auto st = write_output(a.output, *output, write_options); !st) {
         print_error(st.error().to_string());
         return write_exit_code(st.error());
     }
     print_warnings(write_warnings);
     if (a.verbose)
-        fmt::print("{} -> {} ({}, {} bytes): meshes {}, vertices {}, triangles {}, joints {}, animations {}\n", input, a.output,
+        fmt::print(is_stdout_path(a.output) ? stderr : stdout, "{} -> {} ({}, {} bytes): meshes {}, vertices {}, triangles {}, joints {}, animations {}\n", input, a.output,
                    out_format->name, output->bytes.size(), scene->meshes.size(), scene->vertex_count(), scene->triangle_count(),
                    scene->skeleton.joints.size(), scene->animations.size());
     return exit_ok;
@@ -255,7 +281,9 @@ Verb add_convert(CLI::App& app) {
         "when it has exactly one (--end: last frame kept; negative counts from the end, -1 = unset).\n"
         "The first input gives meshes and skeleton; later inputs add animations, matched by joint name.\n"
         "Cal3D files (.cfg, .csf/.xsf, .cmf/.xmf, .crf/.xrf, .caf/.xaf, .cpf/.xpf) in any order form one character.");
-    sub->add_option("-o,--output", args->output, "Output file (replaced atomically)")->required();
+    sub->add_option("-o,--output", args->output,
+                    "Output file (replaced atomically; never one the inputs read; - streams to standard output with --format)")
+        ->required();
     sub->add_option("--format", args->format, "Output format name (see 'rigport formats')");
     sub->add_option("-s,--scale", args->scale, "Scale positions and all joint and key translations by N");
     sub->add_option("-r,--rotate", args->rotate, "Rotate by Euler angles X,Y,Z in degrees (geometry and root joints)");
@@ -268,7 +296,8 @@ Verb add_convert(CLI::App& app) {
     sub->add_flag("--convert-images", args->convert_images, "glTF: convert TGA, BMP and other non-PNG/JPEG textures to embedded PNG");
     sub->add_flag("--fix-normals", args->fix_normals,
                   "Apply VDrift's normal swap (x,-z,y) to each mesh where its JOE heuristic fires (more than 1/4 of faces perpendicular)");
-    sub->add_flag("--force", args->force, "JOE: write a mesh beyond VDrift's limits (32,000 faces, indices above 32,767)");
+    sub->add_flag("--force", args->force,
+                  "Replace a read-only output; JOE: write a mesh beyond VDrift's limits (32,000 faces, indices above 32,767)");
     sub->add_option("--clip-end", args->clip_end,
                     "Cal3D DURATION past the last key: clamp (default: hold the last key, as IMVU), extrapolate (as upstream Cal3D) "
                     "or none (the default for Cal3D output, which keeps DURATION as it is)");
@@ -276,6 +305,7 @@ Verb add_convert(CLI::App& app) {
                     "Cal3D output: imvu (default: version 919, HEADER-form XML), 1100 (Debian's cal3d 0.11) or 1301 (upstream trunk)");
     sub->add_flag("--cal3d-binary", args->cal3d_binary, "Cal3D .cfg output: binary side files (.csf .cmf .crf .caf .cpf) instead of XML");
     sub->add_flag("-v,--verbose", args->verbose, "Print a summary of what was written");
+    args->load.add_to(sub);
     return {sub, [args, sub]() {
                 args->words = sub->remaining();
                 return run_convert(*args);

@@ -191,18 +191,20 @@ struct InfoArgs {
     std::string path;                // the first file
     std::vector<std::string> paths;  // every file given
     bool json = false;
+    LoadFlags load;
 };
 
 // Several files (a Cal3D character, a mesh and its animation files) or a Cal3D .cfg: the one scene
 // `rigport convert` builds from them, as stored (every influence, keys as they are); one other
 // file: as loaded.
-Expected<Scene> load_model(const std::vector<std::string>& paths) {
+Expected<Scene> load_model(const std::vector<std::string>& paths, const LoadOptions& load_options) {
     std::string ext = std::filesystem::path(paths[0]).extension().string();
     for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (paths.size() == 1 && ext != ".cfg") return load(paths[0]);
+    if (paths.size() == 1 && ext != ".cfg") return load(paths[0], load_options);
     std::vector<CompileInput> inputs;
     for (auto& p : paths) inputs.push_back(CompileInput{{p}, {}});
     CompileOptions options;
+    options.load = load_options;
     options.max_influences = 0;
     options.clip_end = ClipEnd::None;
     return compile(inputs, options);
@@ -215,9 +217,10 @@ Verb add_info(CLI::App& app) {
     CLI::App* sub = app.add_subcommand("info", "Show what a model holds: meshes, vertex arrays, joints, animations, bounds");
     sub->add_option("FILE", args->paths, "Model file; several files (or a .cfg) are one model, as 'convert' merges them")->required();
     sub->add_flag("--json", args->json, "Print one JSON object instead of text");
+    args->load.add_to(sub);
     return {sub, [args]() -> int {
                 args->path = args->paths.front();
-                auto scene = load_model(args->paths);
+                auto scene = load_model(args->paths, args->load.load_options());
                 if (!scene) {
                     print_error(scene.error().to_string());
                     return read_exit_code(scene.error());

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "cli.hpp"
@@ -18,6 +19,7 @@ struct PackArgs {
     std::string folder;  // extract: the output folder; create: the input folder
     bool json = false;
     bool verbose = false;
+    bool force = false;  // replace read-only outputs
 };
 
 // Reads and parses the pack at path, printing its warnings; on failure prints the error and
@@ -73,7 +75,8 @@ int run_extract(const PackArgs& a) {
     std::vector<uint8_t> bytes;
     JpkPack pack;
     if (int code = open_pack(a.pack, bytes, pack); code != exit_ok) return code;
-    auto written = extract_jpk(bytes, a.folder);
+    // No member may replace the pack itself (a member of the same name extracted beside it).
+    auto written = extract_jpk(bytes, a.folder, WriteOptions{a.force, {a.pack}});
     if (!written) {
         Error e = written.error();
         if (e.path.empty()) e.path = a.pack;
@@ -85,6 +88,13 @@ int run_extract(const PackArgs& a) {
 }
 
 int run_create(const PackArgs& a) {
+    // The pack may not replace a file it packs (a pack inside its own folder).
+    WriteOptions write_options;
+    write_options.force = a.force;
+    if (auto st = check_output(a.pack, write_options); !st) {
+        print_error(st.error().to_string());
+        return write_exit_code(st.error());
+    }
     auto members = collect_jpk_members(a.folder);
     if (!members) {
         print_error(members.error().to_string());
@@ -97,7 +107,8 @@ int run_create(const PackArgs& a) {
         print_error(e.to_string());
         return write_exit_code(e);
     }
-    if (auto st = write_file_atomic(a.pack, *bytes); !st) {
+    for (auto& m : *members) write_options.protect.push_back((std::filesystem::path(a.folder) / m.name).string());
+    if (auto st = write_file_atomic(a.pack, *bytes, write_options); !st) {
         print_error(st.error().to_string());
         return write_exit_code(st.error());
     }
@@ -117,10 +128,12 @@ Verb add_pack(CLI::App& app) {
     CLI::App* extract = sub->add_subcommand("extract", "Write every member into a folder (never outside it)");
     extract->add_option("FILE", args->pack, "JPK pack")->required();
     extract->add_option("-o,--output", args->folder, "Output folder (created when missing; files replaced atomically)")->required();
+    extract->add_flag("--force", args->force, "Replace read-only files");
     extract->add_flag("-v,--verbose", args->verbose, "Print a summary of what was written");
     CLI::App* create = sub->add_subcommand("create", "Pack a folder's files (names relative with '/', sorted)");
     create->add_option("DIR", args->folder, "Folder to pack")->required();
     create->add_option("-o,--output", args->pack, "Output pack (replaced atomically)")->required();
+    create->add_flag("--force", args->force, "Replace a read-only output pack");
     create->add_flag("-v,--verbose", args->verbose, "Print a summary of what was written");
     return {sub, [args, list, extract]() -> int {
                 if (list->parsed()) return run_list(*args);

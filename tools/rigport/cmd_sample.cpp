@@ -1,6 +1,5 @@
 // `rigport sample -o OUT`: writes the built-in sample model (src/core/sample.cpp).
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 
 #include "cli.hpp"
@@ -13,12 +12,17 @@ struct SampleArgs {
     std::string output;
     std::string format;
     bool verbose = false;
+    bool force = false;
 };
 
 int run_sample(const SampleArgs& a) {
     int code = exit_ok;
     const FormatInfo* format = choose_output_format(a.output, a.format, code);
     if (!format) return code;
+    if (auto st = check_output(a.output, WriteOptions{a.force, {}}); !st) {
+        print_error(st.error().to_string());
+        return write_exit_code(st.error());
+    }
     const Scene scene = make_sample_scene();
     Warnings warnings;
     SaveOptions options;
@@ -27,21 +31,22 @@ int run_sample(const SampleArgs& a) {
     // glTF holds images: the sample's texture goes inside. Other formats name it, so it is
     // written beside them as sample.png (where a later convert to glTF finds it).
     const bool gltf = format->name == "gltf" || format->name == "glb";
+    options.gltf.embed_buffer = is_stdout_path(a.output);
     if (gltf) options.gltf.images.push_back(GltfImage{"sample.png", "", "image/png", make_sample_texture()});
-    if (auto st = save(scene, a.output, options); !st) {
+    auto output = save_output(scene, a.output, options);
+    if (!output) {
+        print_error(output.error().to_string());
+        return write_exit_code(output.error());
+    }
+    // Standard output carries one file: the texture is left out there.
+    if (!gltf && !is_stdout_path(a.output)) output->side_files.push_back(OutputFile{"sample.png", make_sample_texture()});
+    if (auto st = write_output(a.output, *output, WriteOptions{a.force, {}}); !st) {
         print_error(st.error().to_string());
         return write_exit_code(st.error());
     }
-    if (!gltf) {
-        const auto texture = (std::filesystem::path(a.output).parent_path() / "sample.png").string();
-        if (auto st = write_file_atomic(texture, make_sample_texture()); !st) {
-            print_error(st.error().to_string());
-            return write_exit_code(st.error());
-        }
-    }
     print_warnings(warnings);
     if (a.verbose)
-        fmt::print("wrote {} ({}): vertices {}, triangles {}, joints {}, animations {}\n", a.output, format->name,
+        fmt::print(is_stdout_path(a.output) ? stderr : stdout, "wrote {} ({}): vertices {}, triangles {}, joints {}, animations {}\n", a.output, format->name,
                    scene.vertex_count(), scene.triangle_count(), scene.skeleton.joints.size(), scene.animations.size());
     return exit_ok;
 }
@@ -53,6 +58,7 @@ Verb add_sample(CLI::App& app) {
     CLI::App* sub = app.add_subcommand("sample", "Write the built-in sample model (a skinned, animated cylinder)");
     sub->add_option("-o,--output", args->output, "Output file, e.g. sample.iqm")->required();
     sub->add_option("--format", args->format, "Output format name (default: from the extension)");
+    sub->add_flag("--force", args->force, "Replace a read-only output");
     sub->add_flag("-v,--verbose", args->verbose, "Print what was written");
     return {sub, [args]() { return run_sample(*args); }};
 }

@@ -17,6 +17,7 @@ struct ValidateArgs {
     std::vector<std::string> paths;
     bool json = false;
     bool strict = false;
+    LoadFlags load;
 };
 
 Json to_json(const ValidationReport& r) {
@@ -68,6 +69,7 @@ Verb add_validate(CLI::App& app) {
         ->required();
     sub->add_flag("--json", args->json, "Print the report as one JSON object");
     sub->add_flag("--strict", args->strict, "Treat warnings as errors for the exit code");
+    args->load.add_to(sub);
     return {sub, [args]() -> int {
                 // Several files or a Cal3D .cfg: the scene `rigport convert` builds from them, as stored.
                 const std::string& path = args->paths.front();
@@ -75,13 +77,17 @@ Verb add_validate(CLI::App& app) {
                 for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
                 Expected<ValidationReport> report = ValidationReport{};
                 if (args->paths.size() == 1 && ext != ".cfg") {
-                    report = validate_file(path);
+                    // Files the model names (a .gltf's buffers) are read beside it, confined as load() does.
+                    LoadOptions load_options = args->load.load_options();
+                    load_options.read_resource = resource_reader(path, load_options);
+                    report = validate_file(path, load_options);
                 } else {
                     std::vector<CompileInput> inputs;
                     for (auto& p : args->paths) inputs.push_back(CompileInput{{p}, {}});
                     CompileOptions options;
                     options.max_influences = 0;
                     options.clip_end = ClipEnd::None;
+                    options.load = args->load.load_options();
                     report = validate_compiled(inputs, options);
                 }
                 if (!report) {

@@ -28,16 +28,24 @@ int read_exit_code(const Error& error) {
     }
 }
 
+// Exit 4 means only that the filesystem refused the write: a writer refusing the data it was
+// given (non-finite values, out of the target's range, over a limit) is an input problem, exit 2.
 int write_exit_code(const Error& error) {
     switch (error.code) {
         case ErrorCode::InvalidArgument: return exit_usage;
         case ErrorCode::UnknownFormat:
         case ErrorCode::Unsupported: return exit_unsupported;
-        default: return exit_write;
+        case ErrorCode::WriteFailed: return exit_write;
+        default: return exit_read;
     }
 }
 
 const FormatInfo* choose_output_format(const std::string& path, const std::string& format_name, int& exit_code) {
+    if (format_name.empty() && is_stdout_path(path)) {
+        print_error("-o - streams to standard output, which has no extension: name the format with --format");
+        exit_code = exit_usage;
+        return nullptr;
+    }
     const FormatInfo* f = format_name.empty() ? find_format_by_extension(path) : find_format(format_name);
     if (!f) {
         print_error(format_name.empty()

@@ -7,7 +7,9 @@
 #include <map>
 #include <set>
 
+#include "core/guarded.hpp"
 #include "formats/cal3d/cal3d_layout.hpp"
+#include "io/confine.hpp"
 #include "rigport/cal3d.hpp"
 
 namespace rigport {
@@ -18,8 +20,19 @@ namespace fs = std::filesystem;
 
 struct Input {
     std::string path;
-    bool optional = false;  // named by a .cfg: a missing file is a warning
+    // Named by a .cfg: where (cfg:line), by which key and value; a missing file is then an error
+    // naming that line, or with allow_missing a warning and the part is left out.
+    std::string cfg;
+    uint32_t line = 0;
+    std::string key, value;
 };
+
+Error at_line(Error e, const std::string& cfg, uint32_t line) {
+    e.path = cfg;
+    e.line = line;
+    e.column = 1;
+    return e;
+}
 
 std::string_view trim(std::string_view s) {
     while (!s.empty() && std::isspace((unsigned char)s.front())) s.remove_prefix(1);
@@ -33,10 +46,14 @@ bool ends_with_cfg(const std::string& p) {
     return e == ".cfg";
 }
 
-// §4.5: key=value lines, '#' comments; paths relative to the .cfg (or to path=).
+// §4.5: key=value lines, '#' comments; paths relative to the .cfg (or to path=). Every path,
+// path= included, must resolve (through '..' and symlinks) into the .cfg's folder or below
+// (LoadOptions::root when set) unless allow_outside.
 Status read_cfg(const std::string& cfg, const LoadOptions& options, std::vector<Input>& inputs, Scene& scene) {
     auto bytes = read_file(cfg, options.max_file_bytes);
     if (!bytes) return bytes.error();
+    if (options.on_read) options.on_read(cfg);
+    const std::string root = detail::confinement_root(cfg, options.root);
     std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
     fs::path base = fs::path(cfg).parent_path();
     uint32_t line_no = 0;
@@ -59,11 +76,16 @@ Status read_cfg(const std::string& cfg, const LoadOptions& options, std::vector<
         std::string value(trim(line.substr(eq + 1)));
         if (key == "path") {
             base = fs::path(cfg).parent_path() / value;
+            if (auto inside = detail::confine(base.string(), root, options.allow_outside); !inside)
+                return at_line(make_error(ErrorCode::ReadFailed, fmt::format("path={}: {}", value, inside.error().message)), cfg, line_no);
         } else if (key == "scale") {
             scene.meta.comment += fmt::format("cfg scale={} (a viewer setting; not applied)\n", value);
         } else if (key == "skeleton" || key == "mesh" || key == "material" || key == "animation" || key == "morphanim" ||
                    key == "morphanimation") {
-            inputs.push_back(Input{(base / value).string(), true});
+            const std::string path = (base / value).string();
+            if (auto inside = detail::confine(path, root, options.allow_outside); !inside)
+                return at_line(make_error(ErrorCode::ReadFailed, fmt::format("{}={}: {}", key, value, inside.error().message)), cfg, line_no);
+            inputs.push_back(Input{path, cfg, line_no, key, value});
         } else {
             scene.warnings.add(WarningCode::UnknownCommand, fmt::format("{}:{}: unknown key '{}' ignored", cfg, line_no, key));
         }
@@ -96,23 +118,28 @@ float sample(const std::vector<float>& times, const std::vector<float>& weights,
 
 }  // namespace
 
-Expected<Scene> load_cal3d_character(const std::vector<std::string>& paths, const LoadOptions& options) {
+static Expected<Scene> load_cal3d_character_unguarded(const std::vector<std::string>& paths, const LoadOptions& options) {
     Scene out;
     std::vector<Input> inputs;
     for (auto& p : paths) {
         if (ends_with_cfg(p)) {
             if (auto st = read_cfg(p, options, inputs, out); !st) return st.error();
         } else {
-            inputs.push_back(Input{p, false});
+            inputs.push_back(Input{p, {}, 0, {}, {}});
         }
     }
     std::vector<Loaded> files;
+    std::string missing_skeleton;  // a skeleton the .cfg names that allow_missing left out
     for (auto& in : inputs) {
         const std::string stem = fs::path(in.path).stem().string();
         auto scene = load(in.path, options);
         if (!scene) {
-            if (in.optional && scene.error().code == ErrorCode::NotFound) {
-                out.warnings.add(WarningCode::Other, fmt::format("{}: not found; skipped", in.path));
+            if (!in.cfg.empty() && scene.error().code == ErrorCode::NotFound) {
+                const std::string what = fmt::format("{} '{}' not found ({})", in.key, in.value, in.path);
+                if (!options.allow_missing)
+                    return at_line(make_error(ErrorCode::NotFound, what + "; --allow-missing leaves it out"), in.cfg, in.line);
+                out.warnings.add(WarningCode::PartMissing, fmt::format("{}:{}: {}; left out", in.cfg, in.line, what));
+                if (in.key == "skeleton") missing_skeleton = fmt::format("'{}' ({}:{})", in.value, in.cfg, in.line);
                 // A material slot keeps its index: material threads count .cfg lines (§4.5).
                 std::string ext = fs::path(in.path).extension().string();
                 std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
@@ -128,6 +155,11 @@ Expected<Scene> load_cal3d_character(const std::vector<std::string>& paths, cons
         std::string format = scene->meta.source_format;
         if (!format.starts_with("cal3d-"))
             return in_file(make_error(ErrorCode::InvalidArgument, fmt::format("not a Cal3D file ({})", format)), in.path);
+        // A mesh or animation read alone carries placeholder joints and materials up to the
+        // largest bone id / material thread it names (up to 65,536 each); binding uses the ids,
+        // not the placeholders, so they are dropped here: kept, 30,000 member files took 22 GB.
+        if (format != "cal3d-csf" && format != "cal3d-xsf" && scene->skeleton.animation_only) scene->skeleton = Skeleton{};
+        if (format != "cal3d-crf" && format != "cal3d-xrf") scene->materials.clear();
         files.push_back(Loaded{in.path, stem, format, std::move(*scene)});
     }
     auto is = [](const Loaded& f, std::string_view a, std::string_view b) { return f.format == a || f.format == b; };
@@ -146,9 +178,43 @@ Expected<Scene> load_cal3d_character(const std::vector<std::string>& paths, cons
             out.meta = f.scene.meta;
             out.meta.comment = std::move(cfg_comment);
         }
+    // A mesh with influences, or a skeletal animation, without a skeleton: the error names the
+    // bone ids it needs and the skeleton file that would hold them.
+    auto no_skeleton = [&](const Loaded& f, const std::set<uint32_t>& ids, const char* what) {
+        std::string list;
+        size_t shown = 0;
+        for (uint32_t id : ids) {
+            if (shown++ == 12) {
+                list += fmt::format(" ... ({} in all)", ids.size());
+                break;
+            }
+            list += fmt::format("{}{}", list.empty() ? "" : ", ", id);
+        }
+        const std::string which = missing_skeleton.empty() ? std::string("none was given")
+                                                           : fmt::format("the skeleton {} is missing", missing_skeleton);
+        return in_file(make_error(ErrorCode::NotFound,
+                                  fmt::format("{} on bone{} {} need a Cal3D skeleton (.csf or .xsf) holding those bone ids; {}", what,
+                                              ids.size() == 1 ? "" : "s", list, which)),
+                       f.path);
+    };
+    if (!skeleton) {  // meshes first: their bones are what a viewer needs
+        for (auto& f : files) {
+            std::set<uint32_t> ids;
+            if (is(f, "cal3d-cmf", "cal3d-xmf"))
+                for (auto& m : f.scene.meshes)
+                    for (auto& inf : m.skin.influences) ids.insert(inf.joint);
+            if (!ids.empty()) return Expected<Scene>(no_skeleton(f, ids, "the mesh's influences"));
+        }
+        for (auto& f : files) {
+            std::set<uint32_t> ids;
+            if (is(f, "cal3d-caf", "cal3d-xaf"))
+                for (auto& a : f.scene.animations)
+                    for (auto& t : a.tracks) ids.insert(t.joint);
+            if (!ids.empty()) return Expected<Scene>(no_skeleton(f, ids, "the animation's tracks"));
+        }
+    }
     auto bone = [&](uint32_t id, const Loaded& f, const char* what) -> Expected<uint32_t> {
-        if (!skeleton)
-            return in_file(make_error(ErrorCode::InvalidArgument, fmt::format("{} on bone {} but no skeleton was given", what, id)), f.path);
+        if (!skeleton) return no_skeleton(f, {id}, what);
         auto it = joint_of.find(int32_t(id));
         if (it == joint_of.end())
             return in_file(make_error(ErrorCode::Malformed, fmt::format("{} on bone {}, the skeleton has {} bones", what, id, joint_of.size())), f.path);
@@ -256,6 +322,12 @@ Expected<Scene> load_cal3d_character(const std::vector<std::string>& paths, cons
         for (auto& w : f.scene.warnings.items)
             for (uint32_t i = 0; i < w.count; ++i) out.warnings.add(w.code, fmt::format("{}: {}", f.stem, w.message), w.offset);
     return out;
+}
+
+Expected<Scene> load_cal3d_character(const std::vector<std::string>& paths, const LoadOptions& options) {
+    static const std::string no_path;
+    return detail::guarded(paths.empty() ? no_path : paths.front(), "reading",
+                           [&] { return load_cal3d_character_unguarded(paths, options); });
 }
 
 }  // namespace rigport

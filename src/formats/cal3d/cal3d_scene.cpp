@@ -80,6 +80,7 @@ Status finish_meshes(std::vector<Submesh>& submeshes, Scene& scene) {
         scene.skeleton.source_ids.resize(size_t(max_bone) + 1);
         for (int32_t i = 0; i <= max_bone; ++i) scene.skeleton.source_ids[size_t(i)] = i;
     }
+    scene.materials.reserve(size_t(max_thread + 1));  // one allocation: growing by push_back fragmented the heap
     for (int32_t i = 0; i <= max_thread; ++i) {
         Material m;
         m.name = fmt::format("material thread {}", i);

@@ -19,7 +19,7 @@ Expected<Scene> read_xaf(std::span<const uint8_t> bytes, const LoadOptions& opti
     Scene scene;
     auto& w = scene.warnings;
     xml::Document d;
-    if (auto e = xml::parse(bytes, FileType::Animation, d, w)) return *e;
+    if (auto e = xml::parse(bytes, FileType::Animation, d, w, options.max_depth)) return *e;
     float duration = 0;
     if (auto e = read_duration(d, duration, w)) return *e;
     std::vector<Track> tracks;
@@ -57,7 +57,7 @@ Expected<Scene> read_xpf(std::span<const uint8_t> bytes, const LoadOptions& opti
     Scene scene;
     auto& w = scene.warnings;
     xml::Document d;
-    if (auto e = xml::parse(bytes, FileType::MorphAnimation, d, w)) return *e;
+    if (auto e = xml::parse(bytes, FileType::MorphAnimation, d, w, options.max_depth)) return *e;
     float duration = 0;
     if (auto e = read_duration(d, duration, w)) return *e;
     std::vector<MorphTrack> tracks;

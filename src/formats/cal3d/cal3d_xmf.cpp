@@ -151,7 +151,7 @@ std::optional<Error> read_submesh(const xml::Document& d, pugi::xml_node node, S
 Expected<Scene> read_xmf(std::span<const uint8_t> bytes, const LoadOptions& options) {
     Scene scene;
     xml::Document d;
-    if (auto e = xml::parse(bytes, FileType::Mesh, d, scene.warnings)) return *e;
+    if (auto e = xml::parse(bytes, FileType::Mesh, d, scene.warnings, options.max_depth)) return *e;
     std::vector<Submesh> submeshes;
     for (auto node = xml::child(d.body, "SUBMESH"); node; node = xml::next(node, "SUBMESH")) {
         if (submeshes.size() >= options.max_elements) return xml::error_at(d, node, "too many submeshes");

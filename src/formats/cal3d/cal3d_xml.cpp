@@ -66,15 +66,36 @@ std::pair<uint32_t, uint32_t> line_col(std::span<const uint8_t> bytes, ptrdiff_t
     return {line, col};
 }
 
-uint64_t count_junk(pugi::xml_node node) {
-    uint64_t junk = 0;
-    bool has_elements = false;
-    for (auto c : node.children()) has_elements |= c.type() == pugi::node_element;
-    for (auto c : node.children()) {
-        if (c.type() == pugi::node_pcdata && (has_elements || node.type() == pugi::node_document)) ++junk;
-        if (c.type() == pugi::node_element) junk += count_junk(c);
+// Runs of text beside elements, and the deepest element, in one walk without recursion (60,000
+// nested elements overflowed the stack of the recursive walk). Returns the first element deeper
+// than max_depth, or an empty node.
+pugi::xml_node scan(pugi::xml_node document, uint32_t max_depth, uint64_t& junk) {
+    junk = 0;
+    uint32_t depth = 0;
+    pugi::xml_node node = document;
+    while (node) {
+        bool has_elements = false;
+        for (auto c = node.first_child(); c; c = c.next_sibling()) has_elements |= c.type() == pugi::node_element;
+        for (auto c = node.first_child(); c; c = c.next_sibling())
+            if (c.type() == pugi::node_pcdata && (has_elements || node.type() == pugi::node_document)) ++junk;
+        // Next element in document order: the first child element, else the next sibling element
+        // of this node or of the nearest ancestor that has one.
+        pugi::xml_node next;
+        for (auto c = node.first_child(); c && !next; c = c.next_sibling())
+            if (c.type() == pugi::node_element) next = c;
+        if (next) {
+            if (++depth > max_depth) return next;
+            node = next;
+            continue;
+        }
+        for (; node != document && !next; node = node.parent(), --depth)
+            for (auto s = node.next_sibling(); s && !next; s = s.next_sibling())
+                if (s.type() == pugi::node_element) next = s;
+        if (!next) break;
+        ++depth;  // the loop stepped up one level too many before finding the sibling
+        node = next;
     }
-    return junk;
+    return {};
 }
 
 const char* body_name(FileType type) {
@@ -182,7 +203,7 @@ std::optional<Error> element_floats(const Document& d, pugi::xml_node parent, st
     return std::nullopt;
 }
 
-std::optional<Error> parse(std::span<const uint8_t> bytes, FileType type, Document& d, Warnings& warnings) {
+std::optional<Error> parse(std::span<const uint8_t> bytes, FileType type, Document& d, Warnings& warnings, uint32_t max_depth) {
     d.bytes = bytes;
     std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     const unsigned options = pugi::parse_default | pugi::parse_fragment;
@@ -201,7 +222,22 @@ std::optional<Error> parse(std::span<const uint8_t> bytes, FileType type, Docume
         e.column = col;
         return e;
     }
-    if (uint64_t junk = count_junk(d.doc))
+    // pugixml parses and frees without recursion; the readers after it walk by depth, so the
+    // nesting is bounded here (LoadOptions::max_depth).
+    uint64_t junk = 0;
+    if (pugi::xml_node deep = scan(d.doc, max_depth, junk)) {
+        // Not error_at: its path would name every one of the levels.
+        const ptrdiff_t offset = deep.offset_debug();
+        Error e = make_error(ErrorCode::LimitExceeded,
+                             fmt::format("<{}> (byte {}): elements nested deeper than {} levels (LoadOptions::max_depth)",
+                                         std::string_view(deep.name()).substr(0, 40), offset, max_depth),
+                             uint64_t(std::max<ptrdiff_t>(offset, 0)));
+        auto [line, col] = line_col(bytes, offset);
+        e.line = line;
+        e.column = col;
+        return e;
+    }
+    if (junk)
         warnings.add(WarningCode::Other, fmt::format("{} runs of text between elements ignored (IMVU-tolerated junk)", junk));
     pugi::xml_node first;
     for (auto c : d.doc.children())

@@ -22,8 +22,9 @@ struct Document {
 };
 
 // Parses as a fragment (the HEADER form has two top-level elements), fixing unquoted attribute
-// values and warning about them and about junk text between elements.
-std::optional<Error> parse(std::span<const uint8_t> bytes, FileType type, Document& out, Warnings& warnings);
+// values and warning about them and about junk text between elements. Elements nested deeper
+// than max_depth (LoadOptions::max_depth) are a LimitExceeded error at the first such element.
+std::optional<Error> parse(std::span<const uint8_t> bytes, FileType type, Document& out, Warnings& warnings, uint32_t max_depth);
 
 bool is(pugi::xml_node node, std::string_view name);  // element name, any case
 pugi::xml_node child(pugi::xml_node node, std::string_view name);

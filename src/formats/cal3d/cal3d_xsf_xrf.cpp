@@ -10,7 +10,7 @@ namespace rigport::cal3d {
 Expected<Scene> read_xsf(std::span<const uint8_t> bytes, const LoadOptions& options) {
     Scene scene;
     xml::Document d;
-    if (auto e = xml::parse(bytes, FileType::Skeleton, d, scene.warnings)) return *e;
+    if (auto e = xml::parse(bytes, FileType::Skeleton, d, scene.warnings, options.max_depth)) return *e;
     std::vector<Bone> bones;
     std::vector<BoneLight> lights;  // IMVU LIGHTTYPE / LIGHTCOLOR per bone, kept for IMVU writers
     bool non_finite = false, bad_light = false;
@@ -67,7 +67,7 @@ Expected<Scene> read_xsf(std::span<const uint8_t> bytes, const LoadOptions& opti
 Expected<Scene> read_xrf(std::span<const uint8_t> bytes, const LoadOptions& options) {
     Scene scene;
     xml::Document d;
-    if (auto e = xml::parse(bytes, FileType::Material, d, scene.warnings)) return *e;
+    if (auto e = xml::parse(bytes, FileType::Material, d, scene.warnings, options.max_depth)) return *e;
     Material m;
     uint8_t colors[3][4] = {};
     const char* names[3] = {"AMBIENT", "DIFFUSE", "SPECULAR"};

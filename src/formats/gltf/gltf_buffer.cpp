@@ -55,7 +55,9 @@ uint32_t BufferBuilder::view(std::span<const uint8_t> bytes, uint32_t target, ui
 uint32_t BufferBuilder::floats(std::span<const float> values, uint32_t components, uint32_t target, bool min_max) {
     align();
     const uint64_t offset = bin_.size();
-    bin_.reserve(bin_.size() + values.size() * 4);
+    // Grown geometrically: reserving exactly size + n on every call copies the whole buffer each
+    // time, quadratic in the number of accessors (100,000 morph targets).
+    if (bin_.capacity() < bin_.size() + values.size() * 4) bin_.reserve(std::max(bin_.size() + values.size() * 4, bin_.capacity() * 2));
     for (float f : values) put_le(bin_, std::bit_cast<uint32_t>(f), 4);
     Accessor a;
     a.buffer_view = add_view(offset, values.size() * 4, target, 0);

@@ -105,6 +105,7 @@ bool check_finite(Reader& r) {
 
 Expected<Scene> read_document(std::span<const uint8_t> bytes, const LoadOptions& options) {
     Reader r(options);
+    r.bytes_read = bytes.size();
     std::span<const uint8_t> text = bytes;
     uint64_t base = 0;
     if (bytes.size() >= 4 && bytes[0] == 'g' && bytes[1] == 'l' && bytes[2] == 'T' && bytes[3] == 'F') {
@@ -116,7 +117,7 @@ Expected<Scene> read_document(std::span<const uint8_t> bytes, const LoadOptions&
         r.glb_bin = chunks->bin;
         while (!text.empty() && text.back() == 0) text = text.first(text.size() - 1);  // NUL padding seen in the wild
     }
-    auto doc = parse_json(text, base);
+    auto doc = parse_json(text, base, options.max_depth);
     if (!doc) return doc.error();
     r.root = std::move(*doc);
 

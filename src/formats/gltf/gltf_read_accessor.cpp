@@ -120,6 +120,8 @@ const Accessor* Reader::accessor(uint32_t which) {
         a->data = bytes->subspan(offset);
     } else if (offset != 0) {
         return malformed(path + "/byteOffset", "given without a bufferView"), nullptr;
+    } else if (!object(*j, "sparse", path) && (!ok() || !spend_unbacked(count_ * a->components, path))) {
+        return nullptr;  // zeros the file does not store: bounded by the bytes it has
     }
 
     if (const Json* sparse = object(*j, "sparse", path)) {
@@ -129,7 +131,7 @@ const Accessor* Reader::accessor(uint32_t which) {
         if (n == 0 || n > count_) return malformed(sp + "/count", fmt::format("{} is not in 1..count {}", n, count_)), nullptr;
         if (count_ * a->components > options.max_elements)
             return fail(ErrorCode::LimitExceeded, path, fmt::format("a sparse accessor of {} values exceeds max_elements {}", count_ * a->components, options.max_elements)), nullptr;
-        if (!spend(count_ * a->components, path)) return nullptr;
+        if (!spend(count_ * a->components, path) || !spend_unbacked(count_ * a->components, path)) return nullptr;
         const Json* indices = object(*sparse, "indices", sp);
         const Json* values = object(*sparse, "values", sp);
         if (!ok()) return nullptr;

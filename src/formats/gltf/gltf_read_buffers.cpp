@@ -129,6 +129,7 @@ std::optional<std::span<const uint8_t>> Reader::buffer(uint32_t which) {
         }
         slot = std::move(bytes);
         data = *slot;
+        bytes_read += data.size();
     } else {
         const std::string name = percent_decode(uri);
         if (!options.read_resource)
@@ -145,6 +146,7 @@ std::optional<std::span<const uint8_t>> Reader::buffer(uint32_t which) {
         }
         slot = std::move(*bytes);
         data = *slot;
+        bytes_read += data.size();
     }
     if (data.size() < length)
         return fail(ErrorCode::Malformed, path + "/byteLength", fmt::format("{} but the data holds {} bytes", length, data.size())), std::nullopt;

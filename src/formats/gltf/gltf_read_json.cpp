@@ -10,8 +10,6 @@ namespace rigport::gltf::read_detail {
 
 namespace {
 
-constexpr uint32_t max_depth = 512;  // nesting of arrays and objects; real files use under 20
-
 // Records where the text stops being JSON; every other event is accepted and discarded.
 struct ErrorFinder {
     uint64_t position = 0;
@@ -35,8 +33,9 @@ struct ErrorFinder {
     }
 };
 
-// The deepest nesting, found before parsing so hostile input cannot exhaust the stack anywhere.
-std::optional<uint64_t> too_deep(std::span<const uint8_t> text) {
+// The deepest nesting, found before parsing so hostile input cannot exhaust the stack anywhere
+// (nlohmann-json parses and frees without recursion, but dump() and comparisons recurse).
+std::optional<uint64_t> too_deep(std::span<const uint8_t> text, uint32_t max_depth) {
     uint32_t depth = 0;
     bool in_string = false, escaped = false;
     for (uint64_t i = 0; i < text.size(); ++i) {
@@ -74,12 +73,27 @@ std::optional<uint64_t> as_uint(const Json& v) {
 
 }  // namespace
 
-Expected<Json> parse_json(std::span<const uint8_t> text, uint64_t base_offset) {
-    if (auto at = too_deep(text))
-        return make_error(ErrorCode::LimitExceeded, fmt::format("JSON nested deeper than {} levels", max_depth), base_offset + *at);
+void release_json(Json& value) noexcept {
+    if (value.is_array()) {
+        for (Json& item : value) release_json(item);
+        value.get_ref<Json::array_t&>().clear();
+    } else if (value.is_object()) {
+        for (auto it = value.begin(); it != value.end(); ++it) release_json(it.value());
+        value.get_ref<Json::object_t&>().clear();
+    }
+}
+
+Expected<Json> parse_json(std::span<const uint8_t> text, uint64_t base_offset, uint32_t max_depth) {
+    if (auto at = too_deep(text, max_depth))
+        return make_error(ErrorCode::LimitExceeded, fmt::format("JSON nested deeper than {} levels (LoadOptions::max_depth)", max_depth),
+                          base_offset + *at);
     Json doc = Json::parse(text.begin(), text.end(), nullptr, false);
     if (!doc.is_discarded()) {
-        if (!doc.is_object()) return make_error(ErrorCode::Malformed, fmt::format("the JSON is {}, not an object", kind(doc)), base_offset);
+        if (!doc.is_object()) {
+            Error e = make_error(ErrorCode::Malformed, fmt::format("the JSON is {}, not an object", kind(doc)), base_offset);
+            release_json(doc);
+            return e;
+        }
         return doc;
     }
     ErrorFinder finder;
@@ -98,6 +112,16 @@ bool Reader::spend(uint64_t elements, const std::string& path) {
     if (elements > budget - std::min(spent_, budget))
         return fail(ErrorCode::LimitExceeded, path, fmt::format("the file makes more than {} elements in all (4 x max_elements)", budget));
     spent_ += elements;
+    return true;
+}
+
+bool Reader::spend_unbacked(uint64_t values, const std::string& path) {
+    const uint64_t budget = unbacked_floor + std::min(bytes_read, UINT64_MAX / 128) * unbacked_per_byte;
+    if (values > budget - std::min(unbacked_, budget))
+        return fail(ErrorCode::LimitExceeded, path,
+                    fmt::format("{} values not stored in the file (no bufferView, sparse, or a reused morph target) exceed the "
+                                "budget of {} for its {} bytes (2^20 + 64 per byte read)", values, budget, bytes_read));
+    unbacked_ += values;
     return true;
 }
 

@@ -49,6 +49,11 @@ bool read_targets(Reader& r, uint32_t mesh, uint32_t primitive, const Json& prim
             if (!r.index_value(it.value(), at + "/" + name, index, "accessors", r.count("accessors"))) return false;
             const Accessor* a = r.accessor(index);
             if (!a) return false;
+            // An accessor stored once and named by many targets makes n values each time: every
+            // use after the first is unbacked (100,000 targets naming one accessor).
+            if (r.morph_used.size() <= index) r.morph_used.resize(size_t(index) + 1, false);
+            if (r.morph_used[index] && !r.spend_unbacked(n * 3, at + "/" + name)) return false;
+            r.morph_used[index] = true;
             if (a->components != 3 || a->count != n)
                 return r.malformed(at + "/" + name, fmt::format("accessor {} is {} x {}, expected VEC3 x {} (the vertex count)", index, a->type, a->count, n));
             deltas->resize(n);

@@ -59,10 +59,17 @@ struct NodeInfo {
     int32_t joint = -1;         // rigport joint, or -1
 };
 
+// Empties a document leaf first, so that destroying it allocates nothing: nlohmann's destructor
+// otherwise allocates a stack to flatten a nested value, and an allocation failing inside a
+// destructor is std::terminate (tests/alloc). Recursion as deep as the document, which
+// parse_json bounds (max_depth).
+void release_json(Json& value) noexcept;
+
 // Everything the parts share: the document, its buffers, the first error, the warnings.
 class Reader {
 public:
     explicit Reader(const LoadOptions& o) : options(o) {}
+    ~Reader() { release_json(root); }
     Reader(const Reader&) = delete;
     Reader& operator=(const Reader&) = delete;
 
@@ -82,6 +89,16 @@ public:
     // Counts elements made over the whole file (instances and reused accessors included)
     // against 4 x max_elements; false with an error beyond it.
     bool spend(uint64_t elements, const std::string& path);
+    // Values the file asks for without storing them: accessors without a bufferView (zeros),
+    // sparse accessors made dense, a morph target accessor materialized again. All of them count
+    // against one budget of unbacked_floor + unbacked_per_byte x the bytes read (the document,
+    // then each buffer as it is loaded), so a 600-byte file cannot ask for gigabytes;
+    // false with a LimitExceeded error at path beyond it.
+    static constexpr uint64_t unbacked_floor = 1ull << 20;
+    static constexpr uint64_t unbacked_per_byte = 64;
+    bool spend_unbacked(uint64_t values, const std::string& path);
+    uint64_t bytes_read = 0;          // the document, then each buffer loaded
+    std::vector<bool> morph_used;     // per accessor: materialized as a morph target already
 
     // ---- checked JSON access (gltf_read_json.cpp); a missing optional member leaves `out` as is.
     static const Json* find(const Json& object, const char* key);
@@ -111,6 +128,7 @@ private:
     std::vector<std::optional<std::vector<uint8_t>>> loaded_;  // external and data: buffers
     std::vector<std::unique_ptr<Accessor>> accessors_;
     uint64_t spent_ = 0;
+    uint64_t unbacked_ = 0;
 };
 
 // gltf_read_buffers.cpp: the GLB container (§4.4) split into JSON text and BIN chunk.
@@ -124,7 +142,8 @@ Expected<GlbChunks> split_glb(std::span<const uint8_t> bytes, Warnings& warnings
 std::string percent_decode(const std::string& uri);
 
 // gltf_read_json.cpp: the JSON text parsed without exceptions; errors carry the byte offset.
-Expected<Json> parse_json(std::span<const uint8_t> text, uint64_t base_offset);
+// Arrays and objects nested deeper than max_depth (LoadOptions::max_depth) are refused first.
+Expected<Json> parse_json(std::span<const uint8_t> text, uint64_t base_offset, uint32_t max_depth);
 
 // A transform folded into a root joint: the static ancestors' world matrix when it is a
 // similarity (rotation, uniform scale, translation), so t' = A t, q' = q_A (x) q, s' = s_A s.

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
+#include <unordered_map>
 
 #include "formats/gltf/gltf_layout.hpp"
 #include "formats/gltf/gltf_write_parts.hpp"
@@ -32,10 +34,13 @@ public:
     // The image (= texture) index for a map, or none (§5.2 rules in io.hpp GltfImage).
     std::optional<uint32_t> find(const TextureMap& map, const std::string& material) {
         const auto& images = ctx_.options.gltf.images;
-        auto entry = std::find_if(images.begin(), images.end(), [&](const GltfImage& i) { return i.source_uri == map.uri; });
-        if (entry != images.end() && !entry->bytes.empty()) return embedded(*entry, material);
-        if (entry != images.end() && entry->uri.empty()) return std::nullopt;  // resolved to "no image"
-        return referenced(entry != images.end() ? entry->uri : map.uri, material);
+        if (by_source_.empty() && !images.empty())  // the first entry of a source_uri counts, as a find would
+            for (size_t i = images.size(); i-- > 0;) by_source_[images[i].source_uri] = i;
+        auto found = by_source_.find(map.uri);
+        const GltfImage* entry = found == by_source_.end() ? nullptr : &images[found->second];
+        if (entry && !entry->bytes.empty()) return embedded(*entry, material);
+        if (entry && entry->uri.empty()) return std::nullopt;  // resolved to "no image"
+        return referenced(entry ? entry->uri : map.uri, material);
     }
 
 private:
@@ -43,9 +48,11 @@ private:
         std::string mime = e.mime_type.empty() ? sniff_mime(e.bytes) : e.mime_type;
         if (mime != "image/png" && mime != "image/jpeg")
             not_core(material, e.source_uri);
-        for (size_t i = 0; i < embedded_.size(); ++i)
-            if (embedded_[i].first == &e.bytes || (*embedded_[i].first == e.bytes && ctx_.doc.images[embedded_[i].second].mime_type == mime))
-                return embedded_[i].second;
+        // Equal bytes and type are one image; found by a hash of the bytes, so many images cost linear time.
+        const uint64_t key = std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(e.bytes.data()), e.bytes.size()));
+        for (auto [it, end] = embedded_.equal_range(key); it != end; ++it)
+            if (it->second.first == &e.bytes || (*it->second.first == e.bytes && ctx_.doc.images[it->second.second].mime_type == mime))
+                return it->second.second;
         Image image;
         image.buffer_view = ctx_.buffer.view(e.bytes);
         image.mime_type = mime.empty() ? "application/octet-stream" : mime;
@@ -58,15 +65,19 @@ private:
         if (!data && !core_extension(uri)) not_core(material, uri);
         Image image;
         image.uri = data ? uri : encode_uri(uri);
-        for (size_t i = 0; i < ctx_.doc.images.size(); ++i)
-            if (ctx_.doc.images[i].uri == image.uri) return uint32_t(i);
-        return add(std::move(image), nullptr);
+        if (auto it = by_uri_.find(image.uri); it != by_uri_.end()) return it->second;
+        const std::string uri_written = image.uri;
+        const uint32_t index = add(std::move(image), nullptr);
+        by_uri_.emplace(uri_written, index);
+        return index;
     }
 
     uint32_t add(Image image, const std::vector<uint8_t>* bytes) {
         ctx_.doc.images.push_back(std::move(image));
         const uint32_t index = uint32_t(ctx_.doc.images.size() - 1);
-        if (bytes) embedded_.emplace_back(bytes, index);
+        if (bytes)
+            embedded_.emplace(std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size())),
+                              std::make_pair(bytes, index));
         return index;
     }
 
@@ -76,7 +87,9 @@ private:
     }
 
     WriteContext& ctx_;
-    std::vector<std::pair<const std::vector<uint8_t>*, uint32_t>> embedded_;
+    std::unordered_multimap<uint64_t, std::pair<const std::vector<uint8_t>*, uint32_t>> embedded_;  // by hash of the bytes
+    std::unordered_map<std::string, uint32_t> by_uri_;       // referenced images by the uri written
+    std::unordered_map<std::string, size_t> by_source_;      // options.gltf.images by source_uri
 };
 
 // Colour factors are [0, 1] in glTF; a value outside is clamped with a warning.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <set>
 
 #include "formats/iqe/iqe_layout.hpp"
 #include "rigport/anim.hpp"
@@ -70,11 +71,22 @@ private:
     const SaveOptions& options_;
     std::string out_;
     std::vector<std::string> custom_names_;  // custom slot k = v{k}
+    std::set<std::pair<std::string, int32_t>> seen_meshes_;  // (name, material) of the meshes written
 };
 
 void Writer::skeleton() {
     const Skeleton& sk = scene_.skeleton;
-    if (sk.joints.empty() || sk.animation_only) return;  // animation-only: frames carry the poses
+    if (sk.joints.empty()) return;
+    if (sk.animation_only) {
+        // Animation-only: frames carry the poses. A skinned mesh still binds by joint index, so
+        // the joint count goes in as bind poses without joint lines (the reader's animation-only
+        // form); without them its vb lines name joints the file does not have (found by fuzz_roundtrip).
+        const bool skinned = std::any_of(scene_.meshes.begin(), scene_.meshes.end(), [](const Mesh& m) { return !m.skin.empty(); });
+        if (!skinned) return;
+        out_ += '\n';
+        for (auto& j : sk.joints) pose(j.bind);
+        return;
+    }
     out_ += '\n';
     for (auto& j : sk.joints) line("joint {} {}", quoted(j.name), j.parent);
     out_ += '\n';
@@ -110,9 +122,9 @@ void Writer::mesh(const Mesh& m, uint32_t index) {
     out_ += '\n';
     line("mesh {}", quoted(m.name));
     if (m.material >= 0 && size_t(m.material) < scene_.materials.size()) line("material {}", quoted(scene_.materials[m.material].name));
-    for (uint32_t j = 0; j < index; ++j)
-        if (scene_.meshes[j].name == m.name && scene_.meshes[j].material == m.material)
-            dropped(fmt::format("mesh {} '{}': a reader merges meshes with equal name and material", index, m.name));
+    // One set of (name, material) seen, so many meshes cost linear time.
+    if (!seen_meshes_.emplace(m.name, m.material).second)
+        dropped(fmt::format("mesh {} '{}': a reader merges meshes with equal name and material", index, m.name));
     if (m.texcoords.size() > 1) dropped(fmt::format("mesh '{}': texcoord sets after the first", m.name));
     if (m.colors.size() > 1) dropped(fmt::format("mesh '{}': color sets after the first", m.name));
     if (!m.morph_targets.empty()) dropped(fmt::format("mesh '{}': morph targets", m.name));
@@ -205,6 +217,17 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
     const std::optional<Scene> converted = iqm_conventions_copy(input);
     const Scene& scene = converted ? *converted : input;
     if (auto st = check_invariants(scene); !st) return st.error();
+    // Frames are sampled into text: more than a reader takes (LoadOptions::max_frames) is refused
+    // before any is written, as a DURATION of 4.29e9 s wrote until memory ran out.
+    const uint64_t max_frames = LoadOptions{}.max_frames;
+    uint64_t frames = 0;
+    if (!scene.skeleton.joints.empty())
+        for (auto& a : scene.animations) {
+            frames += sampled_frame_count(a);
+            if (frames > max_frames)
+                return make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': {} frames in all exceed the {} an IQE reader takes "
+                                                                        "(LoadOptions::max_frames)", a.name, frames, max_frames));
+        }
     return Writer(scene, options).run();
 }
 

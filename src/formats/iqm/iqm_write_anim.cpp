@@ -70,6 +70,11 @@ Expected<Frames> build_animations(const Scene& scene, TextTable& text, IqmFile& 
             const uint16_t u = quantize_value(samples[i][c], q);
             if (q.animated) file.frames.push_back(u);
             samples[i][c] = dequantize_value(u, q);  // constant channels decode to their offset
+            // The last guard: what a reader decodes must be finite, or the file is unreadable.
+            if (!std::isfinite(samples[i][c]) || !std::isfinite(q.offset) || !std::isfinite(q.scale))
+                return make_error(ErrorCode::Malformed, fmt::format("joint {} channel {} in frame {} decodes to a non-finite value "
+                                                                    "(offset {}, scale {}); not written",
+                                                                    i % joints.size(), c, i / joints.size(), q.offset, q.scale));
         }
     file.header.num_frames = uint32_t(total);
     file.header.num_framechannels = framechannels;

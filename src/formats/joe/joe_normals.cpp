@@ -4,6 +4,7 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "core/guarded.hpp"
 #include "formats/joe/joe_layout.hpp"
 #include "rigport/jpk.hpp"
 
@@ -91,7 +92,7 @@ WindingCounts count_winding(const Frame& frame, bool swap_normals) {
 
 }  // namespace joe
 
-Expected<JoeCounts> inspect_joe(std::span<const uint8_t> bytes) {
+static Expected<JoeCounts> inspect_joe_unguarded(std::span<const uint8_t> bytes) {
     Warnings warnings;
     auto file = joe::parse(bytes, LoadOptions{}, warnings);
     if (!file) return file.error();
@@ -112,6 +113,10 @@ Expected<JoeCounts> inspect_joe(std::span<const uint8_t> bytes) {
         counts.frames.push_back(c);
     }
     return counts;
+}
+
+Expected<JoeCounts> inspect_joe(std::span<const uint8_t> bytes) {
+    return detail::guarded(std::string(), "reading", [&] { return inspect_joe_unguarded(bytes); });
 }
 
 NormalSwapTest test_vdrift_normal_swap(const Mesh& mesh) {

@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/guarded.hpp"
 #include "io/byte_cursor.hpp"
 #include "rigport/jpk.hpp"
 
@@ -24,7 +25,7 @@ bool detect_jpk(std::span<const uint8_t> bytes) {
     return bytes.size() >= jpk_header_size && std::memcmp(bytes.data(), jpk_signature, sizeof jpk_signature) == 0;
 }
 
-Expected<JpkPack> parse_jpk(std::span<const uint8_t> bytes, uint64_t max_entries) {
+static Expected<JpkPack> parse_jpk_unguarded(std::span<const uint8_t> bytes, uint64_t max_entries) {
     if (bytes.size() < jpk_header_size)
         return malformed(bytes.size(), fmt::format("file is {} bytes, a JPK header needs {}", bytes.size(), jpk_header_size));
     if (!detect_jpk(bytes)) return make_error(ErrorCode::UnknownFormat, "not a JPK pack: the file does not start with JPK01.00", 0);
@@ -96,6 +97,10 @@ Expected<JpkPack> parse_jpk(std::span<const uint8_t> bytes, uint64_t max_entries
     return pack;
 }
 
+Expected<JpkPack> parse_jpk(std::span<const uint8_t> bytes, uint64_t max_entries) {
+    return detail::guarded(std::string(), "reading", [&] { return parse_jpk_unguarded(bytes, max_entries); });
+}
+
 const JpkEntry* find_jpk_member(const JpkPack& pack, std::string_view name) {
     for (size_t i = pack.entries.size(); i-- > 0;)
         if (pack.entries[i].name == name) return &pack.entries[i];
@@ -126,7 +131,7 @@ std::optional<std::pair<std::string, std::string>> split_jpk_member_path(const s
     return std::make_pair(path.substr(0, at + 4), path.substr(at + 5));
 }
 
-Expected<std::vector<uint8_t>> write_jpk(std::span<const JpkMember> members) {
+static Expected<std::vector<uint8_t>> write_jpk_unguarded(std::span<const JpkMember> members) {
     std::set<std::string_view> names;
     uint64_t maxstrlen = 0, total = 0;
     for (size_t i = 0; i < members.size(); ++i) {
@@ -154,6 +159,10 @@ Expected<std::vector<uint8_t>> write_jpk(std::span<const JpkMember> members) {
     }
     for (auto& m : members) w.bytes(m.bytes.data(), m.bytes.size());
     return std::move(w.bytes());
+}
+
+Expected<std::vector<uint8_t>> write_jpk(std::span<const JpkMember> members) {
+    return detail::guarded(std::string(), "writing", [&] { return write_jpk_unguarded(members); });
 }
 
 }  // namespace rigport

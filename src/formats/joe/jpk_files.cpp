@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <system_error>
 
+#include "core/guarded.hpp"
 #include "rigport/io.hpp"
 #include "rigport/jpk.hpp"
 
@@ -21,17 +23,68 @@ Error file_error(ErrorCode code, std::string message, const std::string& path) {
     return e;
 }
 
-// True when `p` lies inside `root` (both already canonical).
+// True when `p` lies inside `root` (both already canonical), component by component; empty
+// components ("/a/b/" ends with one) are ignored.
 bool inside(const fs::path& root, const fs::path& p) {
-    auto r = root.begin(), q = p.begin();
-    for (; r != root.end(); ++r, ++q)
+    auto q = p.begin();
+    for (auto r = root.begin(); r != root.end(); ++r) {
+        if (r->empty()) continue;
+        while (q != p.end() && q->empty()) ++q;
         if (q == p.end() || *r != *q) return false;
+        ++q;
+    }
     return true;
+}
+
+// Where every member would go, checked before anything is created or written (formats/joe.md
+// §9 rule 13): each existing parent folder, resolved through its symbolic links, lies inside
+// root and is a folder; the target itself is absent or a regular file, never a symbolic link; no
+// member is also the folder of another. Escapes are Unsupported (exit 3), other obstacles
+// WriteFailed.
+Status check_extract_targets(const JpkPack& pack, const fs::path& root) {
+    std::set<std::string> files;
+    for (auto& e : pack.entries)
+        if (!e.overridden) files.insert(e.name);
+    std::error_code ec;
+    for (auto& e : pack.entries) {
+        if (e.overridden) continue;
+        for (size_t slash = e.name.find('/'); slash != std::string::npos; slash = e.name.find('/', slash + 1))
+            if (files.count(e.name.substr(0, slash)))
+                return file_error(ErrorCode::Unsupported,
+                                  fmt::format("member '{}' is also the folder of member '{}'; nothing extracted", e.name.substr(0, slash), e.name),
+                                  root.string());
+        const fs::path target = root / fs::path(e.name);
+        fs::path folder = root;
+        for (const fs::path& part : fs::path(e.name).parent_path()) {
+            folder /= part;
+            const fs::file_status st = fs::symlink_status(folder, ec);
+            if (!fs::exists(st)) break;  // created later, inside the last existing folder
+            const fs::path resolved = fs::canonical(folder, ec);
+            if (ec || !inside(root, resolved))
+                return file_error(ErrorCode::Unsupported,
+                                  fmt::format("member '{}' would be written outside {} (through {}); nothing extracted", e.name,
+                                              root.string(), folder.string()),
+                                  target.string());
+            if (!fs::is_directory(resolved, ec))
+                return file_error(ErrorCode::WriteFailed, fmt::format("member '{}': {} is not a folder; nothing extracted", e.name, folder.string()),
+                                  target.string());
+        }
+        const fs::file_status st = fs::symlink_status(target, ec);
+        if (fs::is_symlink(st))
+            return file_error(ErrorCode::Unsupported,
+                              fmt::format("member '{}': the target is a symbolic link; not followed, nothing extracted", e.name),
+                              target.string());
+        if (fs::exists(st) && !fs::is_regular_file(st))
+            return file_error(ErrorCode::WriteFailed, fmt::format("member '{}': the target is not a regular file; nothing extracted", e.name),
+                              target.string());
+    }
+    return Ok{};
 }
 
 }  // namespace
 
-Expected<std::vector<std::string>> extract_jpk(std::span<const uint8_t> pack_bytes, const std::string& dir) {
+static Expected<std::vector<std::string>> extract_jpk_unguarded(std::span<const uint8_t> pack_bytes, const std::string& dir,
+                                                                const WriteOptions& options) {
     auto pack = parse_jpk(pack_bytes);
     if (!pack) return pack.error();
     // Every name is checked before anything is written.
@@ -42,31 +95,46 @@ Expected<std::vector<std::string>> extract_jpk(std::span<const uint8_t> pack_byt
                                           "nothing extracted", e.name),
                               e.fat_offset + 8);
     std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) return file_error(ErrorCode::WriteFailed, fmt::format("cannot create the folder: {}", ec.message()), dir);
-    const fs::path root = fs::canonical(dir, ec);
+    fs::path root = fs::weakly_canonical(fs::absolute(dir, ec), ec);
     if (ec) return file_error(ErrorCode::WriteFailed, fmt::format("cannot resolve the folder: {}", ec.message()), dir);
+    if (!root.has_filename()) root = root.parent_path();  // "out/"
+    if (fs::exists(root, ec) && !fs::is_directory(root, ec)) return file_error(ErrorCode::WriteFailed, "not a folder", dir);
+    if (auto st = check_extract_targets(*pack, root); !st) return st.error();
+    // What every write checks (a member that would replace the pack itself, a read-only file),
+    // for every member before the first one is written.
+    // A member whose folder does not exist yet replaces nothing.
+    for (auto& e : pack->entries) {
+        const fs::path target = root / fs::path(e.name);
+        if (!e.overridden && fs::is_directory(target.parent_path(), ec))
+            if (auto st = check_output(target.string(), options); !st) return st.error();
+    }
+    fs::create_directories(root, ec);
+    if (ec) return file_error(ErrorCode::WriteFailed, fmt::format("cannot create the folder: {}", ec.message()), dir);
     std::vector<std::string> written;
     for (auto& e : pack->entries) {
         if (e.overridden) continue;  // VDrift reads the last entry of a name
         const fs::path target = root / fs::path(e.name);
         fs::create_directories(target.parent_path(), ec);
         if (ec) return file_error(ErrorCode::WriteFailed, fmt::format("cannot create the folder: {}", ec.message()), target.parent_path().string());
-        // A subfolder that is a symlink could lead elsewhere: the resolved folder must stay inside.
+        // Checked again after creating it, in case the folder changed since check_extract_targets.
         const fs::path parent = fs::canonical(target.parent_path(), ec);
         if (ec || !inside(root, parent))
-            return file_error(ErrorCode::WriteFailed, fmt::format("member '{}' would be written outside {}", e.name, root.string()),
+            return file_error(ErrorCode::Unsupported, fmt::format("member '{}' would be written outside {}", e.name, root.string()),
                               target.string());
         if (fs::is_symlink(target, ec))
-            return file_error(ErrorCode::WriteFailed, fmt::format("member '{}': the target is a symbolic link; not followed", e.name),
+            return file_error(ErrorCode::Unsupported, fmt::format("member '{}': the target is a symbolic link; not followed", e.name),
                               target.string());
-        if (auto st = write_file_atomic(target.string(), jpk_member_bytes(pack_bytes, e)); !st) return st.error();
+        if (auto st = write_file_atomic(target.string(), jpk_member_bytes(pack_bytes, e), options); !st) return st.error();
         written.push_back(e.name);
     }
     return written;
 }
 
-Expected<std::vector<JpkMember>> collect_jpk_members(const std::string& dir, uint64_t max_bytes) {
+Expected<std::vector<std::string>> extract_jpk(std::span<const uint8_t> pack_bytes, const std::string& dir, const WriteOptions& options) {
+    return detail::guarded(dir, "extracting", [&] { return extract_jpk_unguarded(pack_bytes, dir, options); });
+}
+
+static Expected<std::vector<JpkMember>> collect_jpk_members_unguarded(const std::string& dir, uint64_t max_bytes) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) return file_error(ErrorCode::NotFound, "not a folder", dir);
     std::vector<std::string> names;
@@ -92,13 +160,23 @@ Expected<std::vector<JpkMember>> collect_jpk_members(const std::string& dir, uin
     return members;
 }
 
-Expected<std::vector<uint8_t>> read_input(const std::string& path, uint64_t max_bytes) {
+Expected<std::vector<JpkMember>> collect_jpk_members(const std::string& dir, uint64_t max_bytes) {
+    return detail::guarded(dir, "reading", [&] { return collect_jpk_members_unguarded(dir, max_bytes); });
+}
+
+static Expected<std::vector<uint8_t>> read_input_unguarded(const std::string& path, uint64_t max_bytes,
+                                                          const std::function<void(const std::string&)>& on_read) {
     std::error_code ec;
     auto split = split_jpk_member_path(path);
-    if (!split || fs::exists(path, ec)) return read_file(path, max_bytes);
+    if (!split || fs::exists(path, ec)) {
+        auto bytes = read_file(path, max_bytes);
+        if (bytes && on_read) on_read(path);
+        return bytes;
+    }
     const auto& [pack_path, member] = *split;
     auto bytes = read_file(pack_path, max_bytes);
     if (!bytes) return bytes.error();
+    if (on_read) on_read(pack_path);
     auto pack = parse_jpk(*bytes);
     if (!pack) {
         Error e = pack.error();
@@ -109,6 +187,11 @@ Expected<std::vector<uint8_t>> read_input(const std::string& path, uint64_t max_
     if (!entry) return file_error(ErrorCode::NotFound, fmt::format("no member '{}' in the pack ({} entries)", member, pack->entries.size()), pack_path);
     auto span = jpk_member_bytes(*bytes, *entry);
     return std::vector<uint8_t>(span.begin(), span.end());
+}
+
+Expected<std::vector<uint8_t>> read_input(const std::string& path, uint64_t max_bytes,
+                                          const std::function<void(const std::string&)>& on_read) {
+    return detail::guarded(path, "reading", [&] { return read_input_unguarded(path, max_bytes, on_read); });
 }
 
 }  // namespace rigport

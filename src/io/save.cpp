@@ -1,0 +1,68 @@
+// save(): the writer chosen by format or extension, its files written together by write_output (write.cpp).
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "core/finite.hpp"
+#include "core/guarded.hpp"
+#include "rigport/formats.hpp"
+#include "rigport/io.hpp"
+
+namespace rigport {
+
+namespace {
+
+Error with_path(Error e, const std::string& path) {
+    if (e.path.empty()) e.path = path;
+    return e;
+}
+
+}  // namespace
+
+static Expected<Output> save_output_unguarded(const Scene& scene, const std::string& path, const SaveOptions& options) {
+    const FormatInfo* f = options.format.empty() ? find_format_by_extension(path) : find_format(options.format);
+    if (!f)
+        return with_path(make_error(options.format.empty() ? ErrorCode::UnknownFormat : ErrorCode::InvalidArgument,
+                                    options.format.empty() ? "cannot tell the output format from the extension"
+                                                           : fmt::format("unknown format '{}'", options.format)),
+                         path);
+    if (!f->write) return with_path(make_error(ErrorCode::Unsupported, fmt::format("writing {} is not supported yet", f->name)), path);
+    // No format holds NaN or infinity: refused before any writer runs, as an input problem.
+    const bool gltf = std::string_view(f->name) == "gltf" || std::string_view(f->name) == "glb";
+    if (auto st = detail::check_finite_for_writing(scene, gltf); !st) return with_path(st.error(), path);
+    auto out = f->write(scene, path, options);
+    if (!out) return with_path(out.error(), path);
+    return out;
+}
+
+Expected<Output> save_output(const Scene& scene, const std::string& path, const SaveOptions& options) {
+    return detail::guarded(path, "writing", [&] { return save_output_unguarded(scene, path, options); });
+}
+
+static Expected<std::vector<uint8_t>> save_bytes_unguarded(const Scene& scene, const std::string& path, const SaveOptions& options) {
+    SaveOptions one_file = options;
+    one_file.gltf.embed_buffer = true;
+    auto out = save_output(scene, path, one_file);
+    if (!out) return out.error();
+    if (!out->side_files.empty())
+        return with_path(make_error(ErrorCode::Unsupported, fmt::format("this output needs a side file ('{}'); use save()",
+                                                                        out->side_files.front().name)),
+                         path);
+    return std::move(out->bytes);
+}
+
+Expected<std::vector<uint8_t>> save_bytes(const Scene& scene, const std::string& path, const SaveOptions& options) {
+    return detail::guarded(path, "writing", [&] { return save_bytes_unguarded(scene, path, options); });
+}
+
+static Status save_unguarded(const Scene& scene, const std::string& path, const SaveOptions& options) {
+    auto out = save_output(scene, path, options);
+    if (!out) return out.error();
+    return write_output(path, *out);
+}
+
+Status save(const Scene& scene, const std::string& path, const SaveOptions& options) {
+    return detail::guarded(path, "writing", [&] { return save_unguarded(scene, path, options); });
+}
+
+}  // namespace rigport

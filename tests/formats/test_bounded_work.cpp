@@ -1,0 +1,327 @@
+// Bounded work on hostile input (issue 13 §4): nesting beyond LoadOptions::max_depth is an error,
+// not a stack overflow; values a file does not store are bounded by the bytes it has; inputs of
+// many animations, meshes and morph targets cost linear time (the suite's ctest TIMEOUT is the
+// hang guard; the tests check counts, not timings); writers refuse non-finite values with exit 2
+// (an input problem) and write nothing. Every input is generated here.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "rigport/io.hpp"
+#include "test_support.hpp"
+
+namespace rigport::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path write_text(const fs::path& p, const std::string& text) {
+    write_bytes(p, std::vector<uint8_t>(text.begin(), text.end()));
+    return p;
+}
+
+std::span<const uint8_t> bytes_of(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
+
+std::string repeat(const std::string& s, size_t n) {
+    std::string out;
+    out.reserve(s.size() * n);
+    for (size_t i = 0; i < n; ++i) out += s;
+    return out;
+}
+
+std::string base64(const std::string& bytes) {
+    static const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    for (size_t i = 0; i < bytes.size(); i += 3) {
+        uint32_t v = uint32_t(uint8_t(bytes[i])) << 16;
+        if (i + 1 < bytes.size()) v |= uint32_t(uint8_t(bytes[i + 1])) << 8;
+        if (i + 2 < bytes.size()) v |= uint8_t(bytes[i + 2]);
+        out += digits[v >> 18 & 63];
+        out += digits[v >> 12 & 63];
+        out += i + 1 < bytes.size() ? digits[v >> 6 & 63] : '=';
+        out += i + 2 < bytes.size() ? digits[v & 63] : '=';
+    }
+    return out;
+}
+
+std::string floats(std::initializer_list<float> values) {
+    std::string out;
+    for (float f : values) out.append(reinterpret_cast<const char*>(&f), 4);
+    return out;
+}
+
+std::string data_uri(const std::string& bytes) { return "data:application/octet-stream;base64," + base64(bytes); }
+
+// A glTF with one triangle (indices: accessor 2) whose `vertices` positions are accessor 0 and
+// whose `targets` morph targets all name accessor 1 (zero deltas, stored once).
+std::string morph_gltf(size_t targets, size_t vertices = 3) {
+    const std::string positions = floats({0, 0, 0, 1, 0, 0, 0, 1, 0}) + std::string((vertices - 3) * 12, '\0');
+    const std::string deltas(vertices * 12, '\0');
+    const std::string indices("\0\0\1\0\2\0\0\0", 8);
+    const std::string buffer = positions + deltas + indices;
+    std::string list = repeat("{\"POSITION\":1},", targets);
+    list.pop_back();
+    std::string weights = repeat("0,", targets);
+    weights.pop_back();
+    const std::string n = std::to_string(vertices), size = std::to_string(vertices * 12), twice = std::to_string(vertices * 24);
+    return R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":)" + std::to_string(buffer.size()) + R"(,"uri":")" + data_uri(buffer) +
+           R"("}],"bufferViews":[{"buffer":0,"byteLength":)" + size + R"(},{"buffer":0,"byteOffset":)" + size + R"(,"byteLength":)" + size +
+           R"(},{"buffer":0,"byteOffset":)" + twice + R"(,"byteLength":6}],"accessors":[{"bufferView":0,"componentType":5126,"count":)" + n +
+           R"(,"type":"VEC3","min":[0,0,0],"max":[1,1,0]},{"bufferView":1,"componentType":5126,"count":)" + n +
+           R"(,"type":"VEC3","min":[0,0,0],"max":[0,0,0]},{"bufferView":2,"componentType":5123,"count":3,"type":"SCALAR"}],)"
+           R"("meshes":[{"primitives":[{"attributes":{"POSITION":0},"indices":2,"targets":[)" +
+           list + R"(]}],"weights":[)" + weights + R"(]}],"nodes":[{"mesh":0}],"scenes":[{"nodes":[0]}]})";
+}
+
+const struct {
+    const char* ext;
+    const char* magic;
+    const char* body;
+} cal3d_xml[] = {{"xsf", "XSF", "SKELETON"}, {"xmf", "XMF", "MESH"}, {"xaf", "XAF", "ANIMATION"}, {"xrf", "XRF", "MATERIAL"}, {"xpf", "XPF", "ANIMATION"}};
+
+std::string nested_xml(const char* magic, const char* body, size_t depth) {
+    return std::string("<HEADER MAGIC=\"") + magic + "\" VERSION=\"919\" />\n<" + body + ">" + repeat("<a>", depth) + repeat("</a>", depth) +
+           "</" + body + ">\n";
+}
+
+// ---- 1. depth -----------------------------------------------------------------------------------
+
+TEST(BoundedWork, DeeplyNestedCal3dXmlIsAnErrorNotACrash) {
+    const fs::path dir = temp_dir();
+    for (auto& f : cal3d_xml) {
+        SCOPED_TRACE(f.ext);
+        // 60,000 levels, ~420 KB: the recursive junk-text scan overflowed the stack (SIGSEGV).
+        const fs::path in = write_text(dir / (std::string("deep.") + f.ext), nested_xml(f.magic, f.body, 60000));
+        auto info = run_cli({"info", in.string()});
+        EXPECT_EQ(info.exit_code, 2) << info.err;
+        EXPECT_NE(info.err.find("nested deeper than 256 levels"), std::string::npos) << info.err;
+        EXPECT_NE(info.err.find(in.filename().string()), std::string::npos) << info.err;  // names the file
+        EXPECT_NE(info.err.find(":2:"), std::string::npos) << info.err;                   // and the line
+        auto validate = run_cli({"validate", in.string()});
+        EXPECT_EQ(validate.exit_code, 5) << validate.out << validate.err;
+        const fs::path out = dir / (std::string("deep_out_") + f.ext + ".iqm");
+        auto convert = run_cli({"convert", in.string(), "-o", out.string()});
+        EXPECT_EQ(convert.exit_code, 2) << convert.err;
+        EXPECT_FALSE(fs::exists(out));
+    }
+}
+
+TEST(BoundedWork, MaxDepthIsALoadOption) {
+    const std::string xml = nested_xml("XSF", "SKELETON", 10);
+    LoadOptions shallow;
+    shallow.max_depth = 5;
+    auto refused = load_bytes(bytes_of(xml), "nested.xsf", shallow);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, ErrorCode::LimitExceeded);
+    EXPECT_NE(refused.error().message.find("nested deeper than 5 levels"), std::string::npos) << refused.error().message;
+    auto read = load_bytes(bytes_of(xml), "nested.xsf");  // 12 levels: within the default 256
+    if (!read) {
+        EXPECT_EQ(read.error().message.find("nested deeper"), std::string::npos) << read.error().message;
+    }
+
+    const std::string json = R"({"asset":{"version":"2.0"},"extras":)" + repeat("[", 10) + repeat("]", 10) + "}";
+    auto refused_json = load_bytes(bytes_of(json), "nested.gltf", shallow);
+    ASSERT_FALSE(refused_json);
+    EXPECT_EQ(refused_json.error().code, ErrorCode::LimitExceeded);
+    EXPECT_TRUE(load_bytes(bytes_of(json), "nested.gltf")) << "12 levels are within the default";
+}
+
+TEST(BoundedWork, DeeplyNestedGltfJsonIsAnError) {
+    const fs::path dir = temp_dir();
+    const fs::path in = write_text(dir / "deep.gltf", R"({"asset":{"version":"2.0"},"extras":)" + repeat("[", 100000) + repeat("]", 100000) + "}");
+    auto info = run_cli({"info", in.string()});
+    EXPECT_EQ(info.exit_code, 2) << info.err;
+    EXPECT_NE(info.err.find("nested deeper than 256 levels"), std::string::npos) << info.err;
+    EXPECT_NE(info.err.find("offset"), std::string::npos) << info.err;
+    const fs::path out = dir / "deep.glb";
+    EXPECT_EQ(run_cli({"convert", in.string(), "-o", out.string()}).exit_code, 2);
+    EXPECT_FALSE(fs::exists(out));
+}
+
+// ---- 2. allocations justified by the bytes present ----------------------------------------------
+
+TEST(BoundedWork, AccessorWithoutBufferViewIsBoundedByTheFileSize) {
+    const fs::path dir = temp_dir();
+    // 266 bytes asking for 2^26 - 1 zero VEC3 positions: took 12.6 s and 4.7 GB.
+    const fs::path in = write_text(dir / "zeros.gltf",
+                                   R"({"asset":{"version":"2.0"},"accessors":[{"componentType":5126,"count":67108863,"type":"VEC3","min":[0,0,0],"max":[0,0,0]}],)"
+                                   R"("meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"nodes":[{"mesh":0}],"scenes":[{"nodes":[0]}]})");
+    auto info = run_cli({"info", in.string()});
+    EXPECT_EQ(info.exit_code, 2) << info.err;
+    EXPECT_NE(info.err.find("/accessors/0"), std::string::npos) << info.err;
+    EXPECT_NE(info.err.find("not stored in the file"), std::string::npos) << info.err;
+    const fs::path out = dir / "zeros.iqm";
+    EXPECT_EQ(run_cli({"convert", in.string(), "-o", out.string()}).exit_code, 2);
+    EXPECT_FALSE(fs::exists(out));
+
+    // A small zero accessor stays valid glTF and is read.
+    const std::string small = R"({"asset":{"version":"2.0"},"accessors":[{"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[0,0,0]}],)"
+                              R"("meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"nodes":[{"mesh":0}],"scenes":[{"nodes":[0]}]})";
+    auto scene = load_bytes(bytes_of(small), "small.gltf");
+    ASSERT_TRUE(scene) << scene.error().to_string();
+    ASSERT_EQ(scene->meshes.size(), 1u);
+    EXPECT_EQ(scene->meshes[0].vertex_count(), 3u);
+}
+
+TEST(BoundedWork, SparseAccessorIsBoundedByTheFileSize) {
+    // One stored substitution in an accessor of 2^26 - 1 elements.
+    const std::string buffer = std::string("\0\0\0\0", 4) + floats({1, 2, 3});
+    const std::string gltf = R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":16,"uri":")" + data_uri(buffer) +
+                             R"("}],"bufferViews":[{"buffer":0,"byteLength":4},{"buffer":0,"byteOffset":4,"byteLength":12}],)"
+                             R"("accessors":[{"componentType":5126,"count":67108863,"type":"VEC3","min":[0,0,0],"max":[1,2,3],)"
+                             R"("sparse":{"count":1,"indices":{"bufferView":0,"componentType":5125},"values":{"bufferView":1}}}],)"
+                             R"("meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"nodes":[{"mesh":0}],"scenes":[{"nodes":[0]}]})";
+    auto scene = load_bytes(bytes_of(gltf), "sparse.gltf");
+    ASSERT_FALSE(scene);
+    EXPECT_EQ(scene.error().code, ErrorCode::LimitExceeded);
+    EXPECT_NE(scene.error().message.find("/accessors/0"), std::string::npos) << scene.error().message;
+}
+
+TEST(BoundedWork, MorphTargetsReusingOneAccessorAreBounded) {
+    // 5,000 targets naming one stored accessor of 20,000 vertices: 3e8 values (1.2 GB) from
+    // ~0.7 MB, within the 4 x max_elements count but not justified by the bytes.
+    auto scene = load_bytes(bytes_of(morph_gltf(5000, 20000)), "reuse.gltf");
+    ASSERT_FALSE(scene);
+    EXPECT_EQ(scene.error().code, ErrorCode::LimitExceeded);
+    EXPECT_NE(scene.error().message.find("/meshes/0/primitives/0/targets/"), std::string::npos) << scene.error().message;
+}
+
+// ---- 3. costs linear in the input ---------------------------------------------------------------
+
+TEST(BoundedWork, ManyMorphTargetsAreReadAndWritten) {
+    // 100,000 targets (1.7 MB): 12.8 s before (the glTF writer's buffer grew by exact reserves).
+    const fs::path dir = temp_dir();
+    const fs::path in = write_text(dir / "morphs.gltf", morph_gltf(100000));
+    const fs::path out = dir / "morphs.glb";
+    auto r = run_cli({"convert", in.string(), "-o", out.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto back = load(out.string());
+    ASSERT_TRUE(back) << back.error().to_string();
+    ASSERT_EQ(back->meshes.size(), 1u);
+    EXPECT_EQ(back->meshes[0].morph_targets.size(), 100000u);
+}
+
+TEST(BoundedWork, ManyAnimationsAreLinear) {
+    // 50,000 animations without a framerate: one distinct warning each, which the warning list
+    // deduplicated by a linear search (quadratic; `info` took 6.7 s).
+    const fs::path dir = temp_dir();
+    std::string iqe = "# Inter-Quake Export\njoint \"root\" -1\npq 0 0 0 0 0 0 1\n";
+    for (int i = 0; i < 50000; ++i) iqe += "animation a" + std::to_string(i) + "\nframe\npq 0 0 0 0 0 0 1\nframe\npq 1 0 0 0 0 0 1\n";
+    const fs::path in = write_text(dir / "anims.iqe", iqe);
+    auto info = run_cli({"info", in.string(), "--json"});
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    auto j = nlohmann::json::parse(info.out);
+    EXPECT_EQ(j["animations"].size(), 50000u);
+    EXPECT_EQ(j["animations"][49999]["frames"], 2);
+    for (const char* ext : {"iqm", "glb"}) {
+        const fs::path out = dir / (std::string("anims_out.") + ext);
+        auto r = run_cli({"convert", in.string(), "-o", out.string()});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        auto back = load(out.string());
+        ASSERT_TRUE(back) << back.error().to_string();
+        EXPECT_EQ(back->animations.size(), 50000u) << ext;
+    }
+}
+
+TEST(BoundedWork, ManyMeshesAreLinear) {
+    // 30,000 meshes of their own materials: material merging, the IQE writer's duplicate check
+    // and the glTF image table searched every earlier item (quadratic).
+    const fs::path dir = temp_dir();
+    std::string iqe = "# Inter-Quake Export\n";
+    for (int i = 0; i < 30000; ++i)
+        iqe += "mesh m" + std::to_string(i) + "\nmaterial t" + std::to_string(i) + ".png\nvp 0 0 0\nvp 1 0 0\nvp 0 1 0\nfm 0 1 2\n";
+    const fs::path in = write_text(dir / "meshes.iqe", iqe);
+    for (const char* ext : {"iqe", "iqm", "glb"}) {
+        const fs::path out = dir / (std::string("meshes_out.") + ext);
+        auto r = run_cli({"convert", in.string(), "-o", out.string()});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        auto back = load(out.string());
+        ASSERT_TRUE(back) << back.error().to_string();
+        EXPECT_EQ(back->meshes.size(), 30000u) << ext;
+        EXPECT_EQ(back->materials.size(), 30000u) << ext;
+    }
+}
+
+TEST(BoundedWork, WarningsDeduplicateInConstantTime) {
+    Warnings w;
+    for (int i = 0; i < 100000; ++i) w.add(WarningCode::Other, "w" + std::to_string(i % 50000));
+    ASSERT_EQ(w.items.size(), 50000u);
+    EXPECT_EQ(w.items[123].count, 2u);
+    // A list appended to directly (merging) is still deduplicated afterwards.
+    w.items.push_back(Warning{WarningCode::DroppedData, "merged", 1, std::nullopt});
+    w.add(WarningCode::DroppedData, "merged");
+    EXPECT_EQ(w.items.size(), 50001u);
+    EXPECT_EQ(w.items.back().count, 2u);
+}
+
+// ---- 4. writers and non-finite values -----------------------------------------------------------
+
+TEST(BoundedWork, NonFinitePositionsAreRefusedByEveryWriterWithExit2) {
+    // 1e38 scaled by 1e8 is infinity in float: before, exit 4 ("could not write").
+    const fs::path dir = temp_dir();
+    const fs::path in = write_text(dir / "big.iqe", "# Inter-Quake Export\nmesh m\nvp 1e38 0 0\nvp 0 1 0\nvp 0 0 1\nfm 0 1 2\n");
+    for (const char* ext : {"iqm", "iqe", "glb", "gltf", "xmf", "cmf", "joe"}) {
+        SCOPED_TRACE(ext);
+        const fs::path out = dir / (std::string("big_out.") + ext);
+        auto r = run_cli({"convert", in.string(), "-s", "1e8", "-o", out.string()});
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_NE(r.err.find("not finite"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(out));
+    }
+    EXPECT_FALSE(fs::exists(dir / "big_out.bin"));
+}
+
+TEST(BoundedWork, IqmQuantizationOfAHugeRangeReadsBack) {
+    // Translation keys at -3e38 and 3e38: max - min overflowed float, the channel scale became
+    // infinite and the IQM written with exit 0 was refused by rigport ("not finite").
+    const std::string buffer = floats({0, 1}) + floats({-3e38f, 0, 0, 3e38f, 0, 0});
+    const std::string gltf = R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":32,"uri":")" + data_uri(buffer) +
+                             R"("}],"bufferViews":[{"buffer":0,"byteLength":8},{"buffer":0,"byteOffset":8,"byteLength":24}],)"
+                             R"("accessors":[{"bufferView":0,"componentType":5126,"count":2,"type":"SCALAR","min":[0],"max":[1]},)"
+                             R"({"bufferView":1,"componentType":5126,"count":2,"type":"VEC3"}],"nodes":[{"name":"j"}],"scenes":[{"nodes":[0]}],)"
+                             R"("animations":[{"channels":[{"sampler":0,"target":{"node":0,"path":"translation"}}],"samplers":[{"input":0,"output":1}]}]})";
+    const fs::path dir = temp_dir();
+    const fs::path in = write_text(dir / "huge.gltf", gltf);
+    const fs::path out = dir / "huge.iqm";
+    auto r = run_cli({"convert", in.string(), "-o", out.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto info = run_cli({"validate", out.string()});
+    EXPECT_EQ(info.exit_code, 0) << info.out << info.err;
+    auto back = load(out.string());
+    ASSERT_TRUE(back) << back.error().to_string();
+    ASSERT_EQ(back->animations.size(), 1u);
+    for (auto& t : back->animations[0].tracks)
+        for (float v : t.values) EXPECT_TRUE(std::isfinite(v));
+}
+
+TEST(BoundedWork, Cal3dDurationBeyondWhatATargetHoldsIsExit2) {
+    // DURATION 4.29e9 s: 1.3e11 frames at 30 fps. Before, exit 4 ("could not write").
+    const fs::path dir = temp_dir();
+    const fs::path in = write_text(dir / "long.xaf", R"(<HEADER MAGIC="XAF" VERSION="919" />
+<ANIMATION DURATION="4.29e9" NUMTRACKS="1">
+  <TRACK BONEID="0" NUMKEYFRAMES="2">
+    <KEYFRAME TIME="0"><TRANSLATION>0 0 0</TRANSLATION><ROTATION>0 0 0 1</ROTATION></KEYFRAME>
+    <KEYFRAME TIME="4.29e9"><TRANSLATION>1 0 0</TRANSLATION><ROTATION>0 0 0 1</ROTATION></KEYFRAME>
+  </TRACK>
+</ANIMATION>
+)");
+    for (const char* ext : {"iqm", "iqe", "glb"}) {
+        SCOPED_TRACE(ext);
+        const fs::path out = dir / (std::string("long_out.") + ext);
+        auto r = run_cli({"convert", in.string(), "-o", out.string()});
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_FALSE(fs::exists(out));
+    }
+}
+
+TEST(BoundedWork, Exit4OnlyWhenTheFilesystemRefuses) {
+    const fs::path dir = temp_dir();
+    const fs::path in = write_text(dir / "tri.iqe", "# Inter-Quake Export\nmesh m\nvp 0 0 0\nvp 1 0 0\nvp 0 1 0\nfm 0 1 2\n");
+    auto r = run_cli({"convert", in.string(), "-o", (dir / "no such folder" / "tri.iqm").string()});
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+}
+
+}  // namespace
+}  // namespace rigport::test

@@ -1,0 +1,227 @@
+// A user's files are sacred (issue 13 §1), through the real binary: no output replaces an input or
+// a file an input reads, special files are never renamed over, symlinked and read-only outputs,
+// standard output, concurrent writers of one .gltf, temporaries of killed runs.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "rigport/io.hpp"
+#include "test_support.hpp"
+
+namespace rigport::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path write_sample(const fs::path& path) {
+    auto r = run_cli({"sample", "-o", path.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return path;
+}
+
+// Every regular file under dir with its bytes: compared before and after a refused command.
+std::map<std::string, std::vector<uint8_t>> snapshot(const fs::path& dir) {
+    std::map<std::string, std::vector<uint8_t>> files;
+    for (auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file()) files[fs::relative(e.path(), dir).generic_string()] = read_bytes(e.path());
+    return files;
+}
+
+bool mentions(const std::string& text, const fs::path& p) { return text.find(p.filename().string()) != std::string::npos; }
+
+TEST(OutputSafety, OutputThatIsTheInputIsRefused) {
+    const fs::path dir = temp_dir();
+    const fs::path iqm = write_sample(dir / "same.iqm");
+    ASSERT_EQ(run_cli({"convert", iqm.string(), "-o", (dir / "same.iqe").string()}).exit_code, 0);
+    const auto before = snapshot(dir);
+    for (const char* name : {"same.iqm", "same.iqe"}) {
+        auto r = run_cli({"convert", (dir / name).string(), "-o", (dir / name).string()});
+        EXPECT_EQ(r.exit_code, 1) << name << ": " << r.err;
+        EXPECT_NE(r.err.find("would replace"), std::string::npos) << r.err;
+    }
+    // Another name for the same file: a hard link and a symlink.
+    fs::create_hard_link(iqm, dir / "hard.iqm");
+    fs::create_symlink(iqm, dir / "soft.iqm");
+    const auto linked = snapshot(dir);
+    for (const char* name : {"hard.iqm", "soft.iqm"}) {
+        auto r = run_cli({"convert", iqm.string(), "-o", (dir / name).string()});
+        EXPECT_EQ(r.exit_code, 1) << name << ": " << r.err;
+        EXPECT_TRUE(mentions(r.err, iqm)) << r.err;  // names the input it would replace
+    }
+    EXPECT_EQ(snapshot(dir), linked);
+    fs::remove(dir / "hard.iqm");
+    fs::remove(dir / "soft.iqm");
+    EXPECT_EQ(snapshot(dir), before);
+}
+
+TEST(OutputSafety, SideFilesMayNotReplaceTheCharactersOwnFiles) {
+    // a.cfg lists b.xsf, b_*.xmf ...; writing b.cfg as XML would replace those members.
+    const fs::path dir = temp_dir();
+    const fs::path iqm = write_sample(dir / "m.iqm");
+    ASSERT_EQ(run_cli({"convert", iqm.string(), "-o", (dir / "b.cfg").string()}).exit_code, 0);
+    fs::remove(iqm);
+    fs::rename(dir / "b.cfg", dir / "a.cfg");
+    const auto before = snapshot(dir);
+    auto r = run_cli({"convert", (dir / "a.cfg").string(), "-o", (dir / "b.cfg").string()});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("b.xsf"), std::string::npos) << r.err;
+    EXPECT_EQ(snapshot(dir), before);
+    // The issue's case: the .cfg onto itself, binary 1100.
+    r = run_cli({"convert", (dir / "a.cfg").string(), "-o", (dir / "a.cfg").string(), "--cal3d-binary", "--cal3d-dialect", "1100"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(snapshot(dir), before);
+    // Elsewhere it converts.
+    fs::create_directories(dir / "out");
+    r = run_cli({"convert", (dir / "a.cfg").string(), "-o", (dir / "out" / "b.cfg").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(OutputSafety, SpecialFilesAreNeverReplaced) {
+    const fs::path dir = temp_dir();
+    const fs::path iqm = write_sample(dir / "m.iqm");
+    struct stat null_before {};
+    ASSERT_EQ(::stat("/dev/null", &null_before), 0);
+    auto r = run_cli({"convert", iqm.string(), "--format", "iqm", "-o", "/dev/null"});
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+    EXPECT_NE(r.err.find("character device"), std::string::npos) << r.err;
+    struct stat null_after {};
+    ASSERT_EQ(::stat("/dev/null", &null_after), 0);
+    EXPECT_TRUE(S_ISCHR(null_after.st_mode));
+    EXPECT_EQ(null_after.st_ino, null_before.st_ino);
+
+    ASSERT_EQ(::mkfifo((dir / "pipe.iqm").c_str(), 0644), 0);
+    r = run_cli({"convert", iqm.string(), "-o", (dir / "pipe.iqm").string()});  // never opened: no hang
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+    EXPECT_NE(r.err.find("named pipe"), std::string::npos) << r.err;
+    fs::create_directories(dir / "folder.iqm");
+    EXPECT_EQ(run_cli({"convert", iqm.string(), "-o", (dir / "folder.iqm").string()}).exit_code, 4);
+    // A missing output folder is found before any input is read.
+    r = run_cli({"convert", (dir / "missing-input.iqm").string(), "-o", (dir / "nope" / "x.iqm").string()});
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+    EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_fifo(dir / "pipe.iqm"));
+}
+
+TEST(OutputSafety, SymlinkedOutputReplacesTheFileItPointsTo) {
+    const fs::path dir = temp_dir();
+    const fs::path iqm = write_sample(dir / "m.iqm");
+    fs::create_directories(dir / "real");
+    write_bytes(dir / "real" / "target.iqe", {'o', 'l', 'd'});
+    fs::create_symlink(fs::path("real") / "target.iqe", dir / "link.iqe");
+    auto r = run_cli({"convert", iqm.string(), "-o", (dir / "link.iqe").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(fs::is_symlink(dir / "link.iqe"));
+    const auto text = read_bytes(dir / "real" / "target.iqe");
+    EXPECT_EQ(std::string(text.begin(), text.begin() + 4), "# In");  // "# Inter-Quake Export"
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "real"), fs::directory_iterator{}), 1);  // no temporary left
+}
+
+TEST(OutputSafety, ReadOnlyOutputNeedsForce) {
+    const fs::path dir = temp_dir();
+    const fs::path iqm = write_sample(dir / "m.iqm");
+    const fs::path out = dir / "locked.iqe";
+    write_bytes(out, {'k', 'e', 'e', 'p'});
+    fs::permissions(out, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    auto r = run_cli({"convert", iqm.string(), "-o", out.string()});
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+    EXPECT_NE(r.err.find("read-only"), std::string::npos) << r.err;
+    EXPECT_EQ(read_bytes(out), (std::vector<uint8_t>{'k', 'e', 'e', 'p'}));
+    r = run_cli({"convert", iqm.string(), "-o", out.string(), "--force"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_GT(read_bytes(out).size(), 4u);
+    // The replacement keeps the file's permissions.
+    EXPECT_EQ(fs::status(out).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+}
+
+TEST(OutputSafety, DashStreamsToStandardOutput) {
+    const fs::path dir = temp_dir();
+    const fs::path iqm = write_sample(dir / "m.iqm");
+    ASSERT_EQ(run_cli({"convert", iqm.string(), "-o", (dir / "file.glb").string()}).exit_code, 0);
+    auto r = run_cli({"convert", iqm.string(), "--format", "glb", "-o", "-"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto file = read_bytes(dir / "file.glb");
+    EXPECT_EQ(r.out.size(), file.size());
+    EXPECT_TRUE(r.out == std::string(file.begin(), file.end()));  // not EXPECT_EQ: no binary dump
+    // A .gltf on standard output carries its buffer inline.
+    r = run_cli({"convert", iqm.string(), "--format", "gltf", "-o", "/dev/stdout"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("data:application/octet-stream;base64,"), std::string::npos);
+    auto back = load_bytes(std::span(reinterpret_cast<const uint8_t*>(r.out.data()), r.out.size()), "stdout.gltf");
+    ASSERT_TRUE(back) << back.error().to_string();
+    EXPECT_EQ(back->vertex_count(), load(iqm.string())->vertex_count());
+    // Without --format there is no extension to go by.
+    EXPECT_EQ(run_cli({"convert", iqm.string(), "-o", "-"}).exit_code, 1);
+}
+
+TEST(OutputSafety, ConcurrentWritersNeverMixGltfAndBin) {
+    const fs::path dir = temp_dir();
+    const fs::path a = write_sample(dir / "a.iqm");
+    ASSERT_EQ(run_cli({"convert", a.string(), "-o", (dir / "b.iqe").string(), "-s", "2"}).exit_code, 0);
+    fs::create_directories(dir / "out");
+    const fs::path out = dir / "out" / "m.gltf";
+    // Two loops convert different models to the same .gltf at once, 25 times each; after every
+    // pair the .gltf and its .bin must belong together (the buffer reads with its stated length).
+    for (int round = 0; round < 25; ++round) {
+        std::ostringstream cmd;
+        cmd << "'" << RIGPORT_CLI_PATH << "' convert '" << a.string() << "' -o '" << out.string() << "' & "
+            << "'" << RIGPORT_CLI_PATH << "' convert '" << (dir / "b.iqe").string() << "' -o '" << out.string() << "'; wait";
+        ASSERT_EQ(std::system(cmd.str().c_str()), 0);
+        auto scene = load(out.string());
+        ASSERT_TRUE(scene) << "round " << round << ": " << scene.error().to_string();
+        auto bin = read_bytes(dir / "out" / "m.bin");
+        auto gltf = read_bytes(out);
+        const std::string json(gltf.begin(), gltf.end());
+        EXPECT_NE(json.find("\"byteLength\":" + std::to_string(bin.size())), std::string::npos) << "round " << round;
+    }
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "out"), fs::directory_iterator{}), 2);  // m.gltf, m.bin
+}
+
+TEST(OutputSafety, StaleTemporariesOfDeadRunsAreRemoved) {
+    const fs::path dir = temp_dir();
+    const fs::path iqm = write_sample(dir / "m.iqm");
+    // A pid above the kernel's pid_max can belong to no process; ours is alive.
+    long pid_max = 4194304;
+    std::ifstream("/proc/sys/kernel/pid_max") >> pid_max;
+    const fs::path stale = dir / ("out.iqe.rigport-tmp-" + std::to_string(pid_max + 1) + "-0badf00d");
+    const fs::path live = dir / ("out.iqe.rigport-tmp-" + std::to_string(::getpid()) + "-00c0ffee");
+    const fs::path other = dir / "notes.rigport-tmp-12-not-ours";
+    for (auto& p : {stale, live, other}) write_bytes(p, {1});
+    ASSERT_EQ(run_cli({"convert", iqm.string(), "-o", (dir / "out.iqe").string()}).exit_code, 0);
+    EXPECT_FALSE(fs::exists(stale));
+    EXPECT_TRUE(fs::exists(live));
+    EXPECT_TRUE(fs::exists(other));
+}
+
+TEST(OutputSafety, PackCreateRefusesToPackItself) {
+    const fs::path dir = temp_dir();
+    fs::create_directories(dir / "in");
+    write_bytes(dir / "in" / "a.txt", {'a'});
+    ASSERT_EQ(run_cli({"pack", "create", (dir / "in").string(), "-o", (dir / "in" / "p.jpk").string()}).exit_code, 0);
+    const auto before = snapshot(dir);
+    // p.jpk now lies in the folder it packs: a second run would read it and replace it.
+    auto r = run_cli({"pack", "create", (dir / "in").string(), "-o", (dir / "in" / "p.jpk").string()});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(snapshot(dir), before);
+}
+
+TEST(OutputSafety, PackExtractNeverReplacesThePack) {
+    // A pack holding a member named like itself, extracted into its own folder.
+    const fs::path dir = temp_dir();
+    fs::create_directories(dir / "in");
+    write_bytes(dir / "in" / "p.jpk", {'x'});
+    write_bytes(dir / "in" / "a.txt", {'a'});
+    ASSERT_EQ(run_cli({"pack", "create", (dir / "in").string(), "-o", (dir / "p.jpk").string()}).exit_code, 0);
+    fs::remove_all(dir / "in");
+    const auto before = snapshot(dir);
+    auto r = run_cli({"pack", "extract", (dir / "p.jpk").string(), "-o", dir.string()});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("would replace"), std::string::npos) << r.err;
+    EXPECT_EQ(snapshot(dir), before);  // a.txt not written either: every member is checked first
+}
+
+}  // namespace
+}  // namespace rigport::test
