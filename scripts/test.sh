@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up, a RelWithDebInfo build and its tests in build/, then the same
-# tests under AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/.
+# tests under AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/, then a bounded run of
+# every libFuzzer target in build-fuzz/ (clang-14, address,undefined; docs/fuzzing.md).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,5 +18,10 @@ scripts/build.sh build-asan RelWithDebInfo -DRIGPORT_SANITIZE=address,undefined
 ASAN_OPTIONS="halt_on_error=1:print_stacktrace=1:detect_stack_use_after_return=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \
   ctest --test-dir build-asan --output-on-failure -j2
+
+# Each target from its seeds and regression inputs for a fixed time; any finding fails the suite.
+fuzz_seconds="${RIGPORT_FUZZ_SMOKE_SECONDS:-15}"
+echo "== build-fuzz/ (clang-14, address,undefined, libFuzzer): every target for ${fuzz_seconds}s"
+scripts/fuzz.sh --smoke --seconds "$fuzz_seconds" --jobs "$(nproc)"
 
 echo "== all tests passed"

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/finite.hpp"
+#include "core/xml_text.hpp"
 #include "core/guarded.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"
@@ -30,6 +31,11 @@ static Expected<Output> save_output_unguarded(const Scene& scene, const std::str
     // No format holds NaN or infinity: refused before any writer runs, as an input problem.
     const bool gltf = std::string_view(f->name) == "gltf" || std::string_view(f->name) == "glb";
     if (auto st = detail::check_finite_for_writing(scene, gltf); !st) return with_path(st.error(), path);
+    // Cal3D XML (an .x?f file, or a .cfg with XML members) cannot hold every byte a name may have.
+    const std::string_view name = f->name;
+    const bool cal3d_xml = (name.size() == 9 && name.starts_with("cal3d-x")) || (name == "cal3d" && !options.cal3d.binary);
+    if (cal3d_xml)
+        if (auto st = detail::check_xml_text_for_writing(scene); !st) return with_path(st.error(), path);
     auto out = f->write(scene, path, options);
     if (!out) return with_path(out.error(), path);
     return out;

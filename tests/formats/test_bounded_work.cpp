@@ -323,5 +323,35 @@ TEST(BoundedWork, Exit4OnlyWhenTheFilesystemRefuses) {
     EXPECT_EQ(r.exit_code, 4) << r.err;
 }
 
+// Fuzz finding (fuzz_roundtrip): a joint name holding a control byte went as-is into Cal3D XML,
+// which no XML parser reads; now an input error (exit 2) and nothing is written. Binary keeps it.
+TEST(BoundedWork, NamesXmlCannotHoldAreRefusedByTheCal3dXmlWriters) {
+    const fs::path dir = temp_dir();
+    const fs::path in = write_text(dir / "ctl.iqe", std::string("# Inter-Quake Export\njoint \"a\x01\" -1\npq 0 0 0 0 0 0 1\n"));
+    for (const char* out : {"ctl.xsf", "ctl.cfg"}) {
+        auto r = run_cli({"convert", in.string(), "-o", (dir / out).string()});
+        EXPECT_EQ(r.exit_code, 2) << out << ": " << r.err;
+        EXPECT_NE(r.err.find("0x01"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(dir / out));
+    }
+    auto r = run_cli({"convert", in.string(), "-o", (dir / "ctl.csf").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    auto back = load((dir / "ctl.csf").string());
+    ASSERT_TRUE(back) << back.error().to_string();
+    EXPECT_EQ(back->skeleton.joints.at(0).name, "a\x01");
+}
+
+// Fuzz finding (fuzz_iqe): poses without joint lines and a skinned mesh were written as an IQE
+// whose vb lines named joints it did not write; tests/fuzz/regressions/fuzz_iqe holds the input.
+TEST(BoundedWork, AnimationOnlySkinnedIqeWritesAnIqeThatReadsBack) {
+    const fs::path dir = temp_dir();
+    const fs::path in = fs::path(RIGPORT_SOURCE_DIR) / "tests/fuzz/regressions/fuzz_iqe/animation-only-skinned.iqe";
+    auto r = run_cli({"convert", in.string(), "-o", (dir / "out.iqe").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto back = load((dir / "out.iqe").string());
+    ASSERT_TRUE(back) << back.error().to_string();
+    EXPECT_EQ(back->vertex_count(), 3u);
+}
+
 }  // namespace
 }  // namespace rigport::test
