@@ -103,6 +103,10 @@ struct SaveOptions {
     GltfOptions gltf;
     Cal3dOptions cal3d;
     JoeOptions joe;
+    // Frame-based writers (IQM, IQE) sample every animation into frames of every joint: frames x
+    // joints in all beyond this is refused (LimitExceeded) before sampling. 2^24 poses is ~90
+    // minutes of a 100-joint skeleton at 30 fps; a few keys at huge times must not take gigabytes.
+    uint64_t max_poses = 1ull << 24;
 };
 
 // A writer's result: the main file's bytes plus files that go beside it (a .gltf's .bin).

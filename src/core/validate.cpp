@@ -221,7 +221,11 @@ static ValidationReport validate_bytes_unguarded(std::span<const uint8_t> bytes,
         bool said = false;
         for (auto& f : report.findings)
             if (f.severity == Severity::Error && f.message == e.message && f.offset == e.offset) said = true;
-        if (!said) report.add(Severity::Error, "load.failed", e.to_string(), e.offset);
+        // The file itself was read (validate_file): NotFound and ReadFailed come from a part it
+        // names (a buffer, an image), missing or refused by confinement. The file could not be
+        // checked, which is not a finding about it; the CLI exits 2 for these, as convert does.
+        const char* code = e.code == ErrorCode::NotFound ? "part.missing" : e.code == ErrorCode::ReadFailed ? "part.unreadable" : "load.failed";
+        if (!said) report.add(Severity::Error, code, e.to_string(), e.offset);
         return report;
     }
     // Formats without a validator still have their reader's typed warnings to show.

@@ -4,11 +4,14 @@
 // hang guard; the tests check counts, not timings); writers refuse non-finite values with exit 2
 // (an input problem) and write nothing. Every input is generated here.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <string>
 
+#include "formats/cal3d/cal3d_layout.hpp"
+#include "rigport/cal3d.hpp"
 #include "rigport/io.hpp"
 #include "test_support.hpp"
 
@@ -244,6 +247,50 @@ TEST(BoundedWork, ManyMeshesAreLinear) {
     }
 }
 
+// A .cfg of 3,000 meshes each naming material thread 65,535 and bone id 65,535: each member read
+// alone made 65,536 placeholder materials and joints, which the character then dropped (30 s,
+// quadratic in a .cfg whose member i names thread i). Members are now read with their ids as
+// given (cal3d::Ids::AsGiven): 0.06 s.
+TEST(BoundedWork, CfgMembersAreReadWithoutPlaceholders) {
+    const std::string xmf = R"(<HEADER MAGIC="XMF" VERSION="919"/><MESH NUMSUBMESH="1">
+<SUBMESH NUMVERTICES="3" NUMFACES="1" NUMLODSTEPS="0" NUMSPRINGS="0" NUMTEXCOORDS="0" MATERIAL="65535" NUMMORPHS="0">
+<VERTEX ID="0" NUMINFLUENCES="1"><POS>0 0 0</POS><NORM>0 0 1</NORM><INFLUENCE ID="65535">1</INFLUENCE></VERTEX>
+<VERTEX ID="1" NUMINFLUENCES="0"><POS>1 0 0</POS><NORM>0 0 1</NORM></VERTEX>
+<VERTEX ID="2" NUMINFLUENCES="0"><POS>0 1 0</POS><NORM>0 0 1</NORM></VERTEX>
+<FACE VERTEXID="0 1 2"/></SUBMESH></MESH>
+)";
+    auto alone = cal3d::read_xmf(bytes_of(xmf), {});
+    ASSERT_TRUE(alone) << alone.error().to_string();
+    EXPECT_EQ(alone->materials.size(), 65536u);
+    EXPECT_EQ(alone->skeleton.joints.size(), 65536u);
+    auto member = cal3d::read_xmf(bytes_of(xmf), {}, cal3d::Ids::AsGiven);
+    ASSERT_TRUE(member) << member.error().to_string();
+    EXPECT_EQ(member->materials.size(), 0u);
+    EXPECT_EQ(member->skeleton.joints.size(), 0u);
+    EXPECT_EQ(member->meshes[0].material, 65535);
+    EXPECT_EQ(member->meshes[0].skin.influences[0].joint, 65535u);
+
+    // Through the binary: without a skeleton the influences name the bone they need (exit 2);
+    // without influences the meshes load with a warning per missing material.
+    const fs::path dir = temp_dir();
+    std::string cfg, plain_cfg;
+    std::string plain = xmf;
+    plain.replace(plain.find("NUMINFLUENCES=\"1\""), 17, "NUMINFLUENCES=\"0\"");
+    plain.erase(plain.find("<INFLUENCE"), plain.find("</VERTEX>") - plain.find("<INFLUENCE"));
+    for (int i = 0; i < 3000; ++i) {
+        write_text(dir / fmt::format("m{}.xmf", i), xmf);
+        write_text(dir / fmt::format("p{}.xmf", i), plain);
+        cfg += fmt::format("mesh=m{}.xmf\n", i);
+        plain_cfg += fmt::format("mesh=p{}.xmf\n", i);
+    }
+    auto r = run_cli({"info", write_text(dir / "skinned.cfg", cfg).string()});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("65535"), std::string::npos) << r.err;
+    auto character = load_cal3d_character({write_text(dir / "plain.cfg", plain_cfg).string()});
+    ASSERT_TRUE(character) << character.error().to_string();
+    EXPECT_EQ(character->meshes.size(), 3000u);
+}
+
 TEST(BoundedWork, WarningsDeduplicateInConstantTime) {
     Warnings w;
     for (int i = 0; i < 100000; ++i) w.add(WarningCode::Other, "w" + std::to_string(i % 50000));
@@ -313,6 +360,59 @@ TEST(BoundedWork, Cal3dDurationBeyondWhatATargetHoldsIsExit2) {
         auto r = run_cli({"convert", in.string(), "-o", out.string()});
         EXPECT_EQ(r.exit_code, 2) << r.err;
         EXPECT_FALSE(fs::exists(out));
+    }
+}
+
+// Fuzz finding (fuzz_roundtrip): a few keys at large times on a 37-joint skeleton made the IQE
+// and IQM writers sample ~2^20 frames of every joint (2.5 GB). 30,000 s at 30 fps is 900,001
+// frames, within LoadOptions::max_frames, but x 40 joints passes SaveOptions::max_poses (2^24):
+// exit 2 before any frame is sampled. glTF keeps the keys as they are and is written.
+TEST(BoundedWork, FrameBasedWritersRefuseMorePosesThanTheBudget) {
+    const fs::path dir = temp_dir();
+    std::string xsf = "<HEADER MAGIC=\"XSF\" VERSION=\"919\"/>\n<SKELETON NUMBONES=\"40\">\n";
+    for (int b = 0; b < 40; ++b)
+        xsf += fmt::format("<BONE NAME=\"b{}\" ID=\"{}\" NUMCHILDS=\"{}\"><TRANSLATION>0 0 1</TRANSLATION><ROTATION>0 0 0 1</ROTATION>"
+                           "<LOCALTRANSLATION>0 0 -{}</LOCALTRANSLATION><LOCALROTATION>0 0 0 1</LOCALROTATION><PARENTID>{}</PARENTID>{}</BONE>\n",
+                           b, b, b < 39 ? 1 : 0, b + 1, b - 1, b < 39 ? fmt::format("<CHILDID>{}</CHILDID>", b + 1) : "");
+    xsf += "</SKELETON>\n";
+    const fs::path skel = write_text(dir / "long.xsf", xsf);
+    const fs::path anim = write_text(dir / "long.xaf", R"(<HEADER MAGIC="XAF" VERSION="919" />
+<ANIMATION DURATION="30000" NUMTRACKS="1">
+  <TRACK BONEID="0" NUMKEYFRAMES="2">
+    <KEYFRAME TIME="0"><TRANSLATION>0 0 0</TRANSLATION><ROTATION>0 0 0 1</ROTATION></KEYFRAME>
+    <KEYFRAME TIME="30000"><TRANSLATION>1 0 0</TRANSLATION><ROTATION>0 0 0 1</ROTATION></KEYFRAME>
+  </TRACK>
+</ANIMATION>
+)");
+    for (const char* ext : {"iqm", "iqe"}) {
+        SCOPED_TRACE(ext);
+        const fs::path out = dir / (std::string("long_out.") + ext);
+        auto r = run_cli({"convert", skel.string(), anim.string(), "-o", out.string()});
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_NE(r.err.find("900001 frames of 40 joints"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("SaveOptions::max_poses"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(out));
+    }
+    auto r = run_cli({"convert", skel.string(), anim.string(), "-o", (dir / "long_out.glb").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+
+    // The budget is an option: exactly frames x joints passes, one less is refused.
+    Scene scene;
+    for (int j = 0; j < 40; ++j) scene.skeleton.joints.push_back({"j" + std::to_string(j), j - 1, {}});
+    Animation a;
+    a.name = "ten";
+    a.tracks.push_back({0, Channel::Translation, Interpolation::Linear, {0, 10}, {0, 0, 0, 1, 0, 0}});
+    scene.animations.push_back(a);  // 10 s at 30 fps: 301 frames x 40 joints = 12,040 poses
+    SaveOptions save;
+    for (const char* format : {"iqm", "iqe"}) {
+        SCOPED_TRACE(format);
+        save.format = format;
+        save.max_poses = 12040;
+        EXPECT_TRUE(save_bytes(scene, "x", save));
+        save.max_poses = 12039;
+        auto refused = save_bytes(scene, "x", save);
+        ASSERT_FALSE(refused);
+        EXPECT_EQ(refused.error().code, ErrorCode::LimitExceeded);
     }
 }
 

@@ -283,7 +283,14 @@ TEST(Cli, ConvertWithScaleAndVerbose) {
     const fs::path scaled = dir / "scaled.iqm";
     auto r = run_cli({"convert", sample.string(), "-o", scaled.string(), "-s", "2", "-v"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.out.find("scaled.iqm"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("scaled.iqm (iqm, "), std::string::npos) << r.out;
+    // The summary names the glTF form written.
+    for (const char* ext : {"glb", "gltf"}) {
+        const fs::path out = dir / (std::string("summary.") + ext);
+        auto v = run_cli({"convert", sample.string(), "-o", out.string(), "-v"});
+        ASSERT_EQ(v.exit_code, 0) << v.err;
+        EXPECT_NE(v.out.find(out.filename().string() + " (" + ext + ", "), std::string::npos) << v.out;
+    }
     auto a = load(sample.string()), b = load(scaled.string());
     ASSERT_TRUE(a && b);
     expect_same_geometry(*a, *b, 2.0f);

@@ -159,9 +159,11 @@ TEST_F(Confinement, GltfBufferUpAndOutIsRefusedAndAllowOutsideReadsIt) {
         expect_refused(convert({in}, out / "m.glb"), {"model.gltf", "/buffers/0/uri", "outside", "--allow-outside"});
         expect_refused(convert({in}, out / "m.iqm"), {"/buffers/0/uri"});
         EXPECT_EQ(run_cli({"info", in}).exit_code, 2);
-        // validate of one file reports what stops the load as a load.failed error (exit 5).
+        // validate of one file reports the refused part as a part.unreadable finding, exit 2 (the
+        // file could not be checked; 5 is for findings about it).
         auto validated = run_cli({"validate", in});
-        EXPECT_EQ(validated.exit_code, 5) << validated.out << validated.err;
+        EXPECT_EQ(validated.exit_code, 2) << validated.out << validated.err;
+        EXPECT_NE(validated.out.find("part.unreadable"), std::string::npos) << validated.out;
         EXPECT_NE(validated.out.find("outside"), std::string::npos) << validated.out;
         auto allowed = convert({in}, out / "m.glb", {"--allow-outside"});
         ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
@@ -198,6 +200,11 @@ TEST_F(Confinement, GltfMissingBufferNamesTheJsonPath) {
     EXPECT_NE(r.err.find("/buffers/0/uri"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("gone.bin"), std::string::npos) << r.err;
     EXPECT_EQ(file_count(out), 0u);
+    // --allow-missing does not make a model of a missing buffer: the geometry is in it.
+    EXPECT_EQ(convert({(model / "model.gltf").string()}, out / "m.glb", {"--allow-missing"}).exit_code, 2);
+    auto validated = run_cli({"validate", "--json", (model / "model.gltf").string()});
+    EXPECT_EQ(validated.exit_code, 2) << validated.out << validated.err;
+    EXPECT_NE(validated.out.find("\"part.missing\""), std::string::npos) << validated.out;
 }
 
 // ---- images ----------------------------------------------------------------------------------

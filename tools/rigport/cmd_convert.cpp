@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 
@@ -261,9 +262,11 @@ int run_convert(const ConvertArgs& a) {
         return write_exit_code(st.error());
     }
     print_warnings(write_warnings);
+    // One registry row writes both glTF forms; the summary names the one written.
+    const bool glb = out_format->name == "gltf" && output->bytes.size() >= 4 && std::memcmp(output->bytes.data(), "glTF", 4) == 0;
     if (a.verbose)
         fmt::print(is_stdout_path(a.output) ? stderr : stdout, "{} -> {} ({}, {} bytes): meshes {}, vertices {}, triangles {}, joints {}, animations {}\n", input, a.output,
-                   out_format->name, output->bytes.size(), scene->meshes.size(), scene->vertex_count(), scene->triangle_count(),
+                   glb ? std::string_view("glb") : out_format->name, output->bytes.size(), scene->meshes.size(), scene->vertex_count(), scene->triangle_count(),
                    scene->skeleton.joints.size(), scene->animations.size());
     return exit_ok;
 }

@@ -103,6 +103,10 @@ Verb add_validate(CLI::App& app) {
                     print_error(fmt::format("{}: not a recognised model format", path));
                     return exit_unsupported;
                 }
+                // A part the file names that is missing or refused: the file could not be checked
+                // (exit 2, as convert and info), not found wanting (exit 5).
+                for (auto& f : r.findings)
+                    if (f.code == "part.missing" || f.code == "part.unreadable") return exit_read;
                 const bool failed = r.count(Severity::Error) > 0 || (args->strict && r.count(Severity::Warning) > 0);
                 return failed ? exit_validation : exit_ok;
             }};

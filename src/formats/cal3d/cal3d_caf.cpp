@@ -126,7 +126,9 @@ std::optional<Error> read_packed_track(BinaryReader& r, int32_t version, Track& 
 
 }  // namespace
 
-Expected<Scene> read_caf(std::span<const uint8_t> bytes, const LoadOptions& options) {
+Expected<Scene> read_caf(std::span<const uint8_t> bytes, const LoadOptions& options) { return read_caf(bytes, options, Ids::Placeholders); }
+
+Expected<Scene> read_caf(std::span<const uint8_t> bytes, const LoadOptions& options, Ids ids) {
     Scene scene;
     BinaryReader r(bytes, options, scene.warnings);
     int32_t version = 0;
@@ -166,7 +168,7 @@ Expected<Scene> read_caf(std::span<const uint8_t> bytes, const LoadOptions& opti
         if (e) return *e;
     }
     if (auto e = r.at_end()) return *e;
-    if (auto st = finish_animation(duration, tracks, scene); !st) return st.error();
+    if (auto st = finish_animation(duration, tracks, scene, ids); !st) return st.error();
     set_meta(scene, FileType::Animation, true, version);
     return scene;
 }

@@ -11,6 +11,7 @@
 #include "formats/cal3d/cal3d_layout.hpp"
 #include "io/confine.hpp"
 #include "rigport/cal3d.hpp"
+#include "rigport/formats.hpp"
 
 namespace rigport {
 
@@ -98,6 +99,29 @@ Error in_file(Error e, const std::string& path) {
     return e;
 }
 
+// One member file, as load() reads it, except that a mesh or animation keeps its bone ids and
+// material threads without placeholders (cal3d::Ids::AsGiven): the character binds the ids.
+Expected<Scene> read_member(const std::string& path, const LoadOptions& options) {
+    auto bytes = read_input(path, options.max_file_bytes, options.on_read);  // a file, or PACK.jpk:MEMBER
+    if (!bytes) return bytes.error();
+    const FormatInfo* f = options.format.empty() ? detect_format(*bytes, path) : nullptr;
+    const std::string_view name = f ? f->name : std::string_view{};
+    using Reader = Expected<Scene> (*)(std::span<const uint8_t>, const LoadOptions&, cal3d::Ids);
+    const Reader as_given = name == "cal3d-cmf"   ? Reader(&cal3d::read_cmf)
+                            : name == "cal3d-xmf" ? Reader(&cal3d::read_xmf)
+                            : name == "cal3d-caf" ? Reader(&cal3d::read_caf)
+                            : name == "cal3d-xaf" ? Reader(&cal3d::read_xaf)
+                                                  : nullptr;
+    if (as_given) {
+        auto scene = as_given(*bytes, options, cal3d::Ids::AsGiven);
+        if (!scene) return in_file(scene.error(), path);
+        return scene;
+    }
+    LoadOptions with_folder = options;
+    if (!with_folder.read_resource) with_folder.read_resource = resource_reader(path, options);
+    return load_bytes(*bytes, path, with_folder);
+}
+
 struct Loaded {
     std::string path, stem, format;
     Scene scene;
@@ -132,7 +156,7 @@ static Expected<Scene> load_cal3d_character_unguarded(const std::vector<std::str
     std::string missing_skeleton;  // a skeleton the .cfg names that allow_missing left out
     for (auto& in : inputs) {
         const std::string stem = fs::path(in.path).stem().string();
-        auto scene = load(in.path, options);
+        auto scene = read_member(in.path, options);
         if (!scene) {
             if (!in.cfg.empty() && scene.error().code == ErrorCode::NotFound) {
                 const std::string what = fmt::format("{} '{}' not found ({})", in.key, in.value, in.path);
@@ -155,9 +179,8 @@ static Expected<Scene> load_cal3d_character_unguarded(const std::vector<std::str
         std::string format = scene->meta.source_format;
         if (!format.starts_with("cal3d-"))
             return in_file(make_error(ErrorCode::InvalidArgument, fmt::format("not a Cal3D file ({})", format)), in.path);
-        // A mesh or animation read alone carries placeholder joints and materials up to the
-        // largest bone id / material thread it names (up to 65,536 each); binding uses the ids,
-        // not the placeholders, so they are dropped here: kept, 30,000 member files took 22 GB.
+        // Binding uses bone ids and material threads, never a member's own joints or materials
+        // (meshes and animations are read without placeholders: read_member).
         if (format != "cal3d-csf" && format != "cal3d-xsf" && scene->skeleton.animation_only) scene->skeleton = Skeleton{};
         if (format != "cal3d-crf" && format != "cal3d-xrf") scene->materials.clear();
         files.push_back(Loaded{in.path, stem, format, std::move(*scene)});

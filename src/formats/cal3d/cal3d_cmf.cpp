@@ -158,7 +158,9 @@ std::optional<Error> read_submesh(BinaryReader& r, Family family, uint32_t index
 
 }  // namespace
 
-Expected<Scene> read_cmf(std::span<const uint8_t> bytes, const LoadOptions& options) {
+Expected<Scene> read_cmf(std::span<const uint8_t> bytes, const LoadOptions& options) { return read_cmf(bytes, options, Ids::Placeholders); }
+
+Expected<Scene> read_cmf(std::span<const uint8_t> bytes, const LoadOptions& options, Ids ids) {
     Scene scene;
     BinaryReader r(bytes, options, scene.warnings);
     int32_t version = 0;
@@ -172,7 +174,7 @@ Expected<Scene> read_cmf(std::span<const uint8_t> bytes, const LoadOptions& opti
     for (int32_t s = 0; s < submesh_count; ++s)
         if (auto e = read_submesh(r, family, uint32_t(s), submeshes[size_t(s)])) return *e;
     if (auto e = r.at_end()) return *e;
-    if (auto st = finish_meshes(submeshes, scene); !st) return st.error();
+    if (auto st = finish_meshes(submeshes, scene, ids); !st) return st.error();
     set_meta(scene, FileType::Mesh, true, version);
     return scene;
 }

@@ -70,10 +70,16 @@ struct Submesh {
     int32_t material_thread = -1;
     std::vector<Morph> morphs;
 };
-// Submeshes -> scene meshes: morphs classified absolute / delta and stored as deltas (§4.7),
-// placeholder joints for the bone ids (animation_only, source_ids = ids) and placeholder
-// materials for the threads, to be replaced when a character is put together.
-Status finish_meshes(std::vector<Submesh>& submeshes, Scene& scene);
+// Read alone, a mesh or animation names bone ids and material threads it cannot resolve, so it
+// gets placeholder joints (animation_only, source_ids = ids) and materials (thread i = material
+// i) up to the largest id it names, up to 65,536 each. Read as a character's member the ids stay
+// as given and no placeholder is made: load_cal3d_character binds them, and making and dropping
+// 65,536 placeholders per member file made a .cfg of many members cost quadratic time.
+enum class Ids : uint8_t { Placeholders, AsGiven };
+
+// Submeshes -> scene meshes: morphs classified absolute / delta and stored as deltas (§4.7);
+// placeholders per `ids`.
+Status finish_meshes(std::vector<Submesh>& submeshes, Scene& scene, Ids ids = Ids::Placeholders);
 
 // §2.2 / §3.4 key as read; has_translation false = use the bind translation.
 struct Key {
@@ -88,8 +94,8 @@ struct Track {
     uint64_t offset = 0;
 };
 // Tracks -> one Animation with a rotation and (when any key has one) translation JointTrack per
-// bone, on placeholder joints = bone ids.
-Status finish_animation(float duration, std::vector<Track>& tracks, Scene& scene);
+// bone; joint = bone id, on placeholder joints per `ids`.
+Status finish_animation(float duration, std::vector<Track>& tracks, Scene& scene, Ids ids = Ids::Placeholders);
 
 // §2.5 / §3.7: a morph weight track by name (IMVU) or by (mesh, submeshes, morph id) (upstream).
 struct MorphTrack {
@@ -115,12 +121,16 @@ std::optional<FileType> detect_xml(std::span<const uint8_t> bytes);
 
 Expected<Scene> read_csf(std::span<const uint8_t> bytes, const LoadOptions& options);
 Expected<Scene> read_cmf(std::span<const uint8_t> bytes, const LoadOptions& options);
+Expected<Scene> read_cmf(std::span<const uint8_t> bytes, const LoadOptions& options, Ids ids);
 Expected<Scene> read_caf(std::span<const uint8_t> bytes, const LoadOptions& options);
+Expected<Scene> read_caf(std::span<const uint8_t> bytes, const LoadOptions& options, Ids ids);
 Expected<Scene> read_crf(std::span<const uint8_t> bytes, const LoadOptions& options);
 Expected<Scene> read_cpf(std::span<const uint8_t> bytes, const LoadOptions& options);
 Expected<Scene> read_xsf(std::span<const uint8_t> bytes, const LoadOptions& options);
 Expected<Scene> read_xmf(std::span<const uint8_t> bytes, const LoadOptions& options);
+Expected<Scene> read_xmf(std::span<const uint8_t> bytes, const LoadOptions& options, Ids ids);
 Expected<Scene> read_xaf(std::span<const uint8_t> bytes, const LoadOptions& options);
+Expected<Scene> read_xaf(std::span<const uint8_t> bytes, const LoadOptions& options, Ids ids);
 Expected<Scene> read_xrf(std::span<const uint8_t> bytes, const LoadOptions& options);
 Expected<Scene> read_xpf(std::span<const uint8_t> bytes, const LoadOptions& options);
 

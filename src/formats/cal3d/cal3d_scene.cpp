@@ -37,7 +37,7 @@ bool is_absolute(const Morph& morph, const Mesh& mesh) {
 
 }  // namespace
 
-Status finish_meshes(std::vector<Submesh>& submeshes, Scene& scene) {
+Status finish_meshes(std::vector<Submesh>& submeshes, Scene& scene, Ids ids) {
     int32_t max_bone = -1, max_thread = -1;
     uint64_t absolute = 0, delta = 0;
     for (size_t s = 0; s < submeshes.size(); ++s) {
@@ -72,8 +72,8 @@ Status finish_meshes(std::vector<Submesh>& submeshes, Scene& scene) {
     }
     if (absolute + delta > 0)
         scene.warnings.add(WarningCode::Other, fmt::format("morph targets: {} absolute, {} delta (§4.7 heuristic); stored as deltas", absolute, delta));
-    // Read alone, a mesh names bones and material threads it cannot resolve: placeholders keep
-    // the ids (joint i = bone id i, material i = thread i) until a character binds them.
+    // Placeholders keep the ids (joint i = bone id i, material i = thread i) of a file read alone.
+    if (ids == Ids::AsGiven) return Ok{};
     if (max_bone >= 0) {
         scene.skeleton.animation_only = true;
         scene.skeleton.joints.resize(size_t(max_bone) + 1);
@@ -89,7 +89,7 @@ Status finish_meshes(std::vector<Submesh>& submeshes, Scene& scene) {
     return Ok{};
 }
 
-Status finish_animation(float duration, std::vector<Track>& tracks, Scene& scene) {
+Status finish_animation(float duration, std::vector<Track>& tracks, Scene& scene, Ids ids) {
     Animation anim;
     int32_t max_bone = -1;
     uint64_t unsorted = 0, filled = 0;
@@ -142,7 +142,7 @@ Status finish_animation(float duration, std::vector<Track>& tracks, Scene& scene
         scene.warnings.add(WarningCode::Other, fmt::format("keys up to {} s beyond DURATION {} s", last, duration));
     anim.loop = true;  // Cal3D cycles wrap with fmod(t, duration) (§4.4)
     if (duration != last) anim.stated_duration = duration;  // DURATION past (or before) the last key
-    if (max_bone >= 0) {
+    if (max_bone >= 0 && ids == Ids::Placeholders) {
         scene.skeleton.animation_only = true;
         scene.skeleton.joints.resize(size_t(max_bone) + 1);
         scene.skeleton.source_ids.resize(size_t(max_bone) + 1);

@@ -15,7 +15,9 @@ std::optional<Error> read_duration(const xml::Document& d, float& duration, Warn
 
 }  // namespace
 
-Expected<Scene> read_xaf(std::span<const uint8_t> bytes, const LoadOptions& options) {
+Expected<Scene> read_xaf(std::span<const uint8_t> bytes, const LoadOptions& options) { return read_xaf(bytes, options, Ids::Placeholders); }
+
+Expected<Scene> read_xaf(std::span<const uint8_t> bytes, const LoadOptions& options, Ids ids) {
     Scene scene;
     auto& w = scene.warnings;
     xml::Document d;
@@ -48,7 +50,7 @@ Expected<Scene> read_xaf(std::span<const uint8_t> bytes, const LoadOptions& opti
     if (missing_translation && d.version < 1300)
         w.add(WarningCode::Other, fmt::format("{} keys without TRANSLATION in a VERSION {} file (upstream before 1300 rejects it)",
                                               missing_translation, d.version));
-    if (auto st = finish_animation(duration, tracks, scene); !st) return st.error();
+    if (auto st = finish_animation(duration, tracks, scene, ids); !st) return st.error();
     set_meta(scene, FileType::Animation, false, d.version);
     return scene;
 }

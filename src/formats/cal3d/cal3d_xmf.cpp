@@ -148,7 +148,9 @@ std::optional<Error> read_submesh(const xml::Document& d, pugi::xml_node node, S
 
 }  // namespace
 
-Expected<Scene> read_xmf(std::span<const uint8_t> bytes, const LoadOptions& options) {
+Expected<Scene> read_xmf(std::span<const uint8_t> bytes, const LoadOptions& options) { return read_xmf(bytes, options, Ids::Placeholders); }
+
+Expected<Scene> read_xmf(std::span<const uint8_t> bytes, const LoadOptions& options, Ids ids) {
     Scene scene;
     xml::Document d;
     if (auto e = xml::parse(bytes, FileType::Mesh, d, scene.warnings, options.max_depth)) return *e;
@@ -158,7 +160,7 @@ Expected<Scene> read_xmf(std::span<const uint8_t> bytes, const LoadOptions& opti
         submeshes.emplace_back();
         if (auto e = read_submesh(d, node, submeshes.back(), scene.warnings, options)) return *e;
     }
-    if (auto st = finish_meshes(submeshes, scene); !st) return xml::error_at(d, d.body, st.error().message);
+    if (auto st = finish_meshes(submeshes, scene, ids); !st) return xml::error_at(d, d.body, st.error().message);
     set_meta(scene, FileType::Mesh, false, d.version);
     return scene;
 }

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <set>
 
+#include "core/frame_budget.hpp"
 #include "formats/iqe/iqe_layout.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
@@ -217,17 +218,9 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
     const std::optional<Scene> converted = iqm_conventions_copy(input);
     const Scene& scene = converted ? *converted : input;
     if (auto st = check_invariants(scene); !st) return st.error();
-    // Frames are sampled into text: more than a reader takes (LoadOptions::max_frames) is refused
-    // before any is written, as a DURATION of 4.29e9 s wrote until memory ran out.
-    const uint64_t max_frames = LoadOptions{}.max_frames;
-    uint64_t frames = 0;
-    if (!scene.skeleton.joints.empty())
-        for (auto& a : scene.animations) {
-            frames += sampled_frame_count(a);
-            if (frames > max_frames)
-                return make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': {} frames in all exceed the {} an IQE reader takes "
-                                                                        "(LoadOptions::max_frames)", a.name, frames, max_frames));
-        }
+    // Frames are sampled into text, refused before any is written beyond what a reader takes or
+    // the pose budget (a DURATION of 4.29e9 s wrote until memory ran out).
+    if (auto st = detail::check_frame_budget(scene, options, "IQE"); !st) return st.error();
     return Writer(scene, options).run();
 }
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/frame_budget.hpp"
 #include "formats/iqm/iqm_write_parts.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
@@ -35,6 +36,7 @@ Expected<IqmFile> from_scene(const Scene& input, const SaveOptions& options) {
     const std::optional<Scene> converted = iqm_conventions_copy(input);
     const Scene& scene = converted ? *converted : input;
     if (auto st = check_invariants(scene); !st) return st.error();
+    if (auto st = detail::check_frame_budget(scene, options, "IQM"); !st) return st.error();
     if (scene.vertex_count() > uint32_limit || scene.triangle_count() > uint32_limit)
         return make_error(ErrorCode::LimitExceeded, fmt::format("{} vertices and {} triangles do not fit IQM's uint32 counts",
                                                                 scene.vertex_count(), scene.triangle_count()));
