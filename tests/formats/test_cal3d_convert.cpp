@@ -18,6 +18,7 @@
 #include "rigport/compile.hpp"
 #include "rigport/io.hpp"
 #include "rigport/process.hpp"
+#include "rigport/sample.hpp"
 #include "test_support.hpp"
 
 namespace rigport::test {
@@ -212,6 +213,38 @@ TEST(Cal3dConvert, PerFileOptionsApplyToTheirAnimation) {
     EXPECT_EQ(scene->animations[1].name, "cally_idle");
     // 31 keys on 1/30 s become 31 frames at 15 fps, plus the clamp key at DURATION (31 frames in).
     EXPECT_EQ(scene->animations[0].frame_count, 32u);
+}
+
+// Issue 14 item 2: keys sampled into frames store the rate they were sampled at. The built-in
+// sample's clips (wave at 24 fps, pulse at 10 fps) through a Cal3D .cfg come back as keys; wave
+// is sampled at 24 fps (its keys fall on no 30 fps frame), pulse at 30 (keys at 0.1 s fall on
+// 30 fps frames), and IQM and IQE must store that rate (pulse said 0 before).
+TEST(Cal3dConvert, KeysSampledIntoFramesStoreTheirRate) {
+    const fs::path dir = temp_dir();
+    const fs::path sample = dir / "sample.iqm";
+    ASSERT_TRUE(save(make_sample_scene(), sample.string()));
+    const fs::path cfg = dir / "sample.cfg";
+    ASSERT_EQ(run_cli({"convert", sample.string(), "-o", cfg.string()}).exit_code, 0);
+    const Scene original = *load(sample.string());
+    for (const char* ext : {"iqm", "iqe"}) {
+        SCOPED_TRACE(ext);
+        const fs::path out = dir / (std::string("back.") + ext);
+        RunResult r = run_cli({"convert", cfg.string(), "-o", out.string()});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        auto back = load(out.string());
+        ASSERT_TRUE(back) << back.error().to_string();
+        ASSERT_EQ(back->animations.size(), original.animations.size());
+        for (size_t a = 0; a < original.animations.size(); ++a) {
+            const Animation& x = original.animations[a];
+            const Animation& y = back->animations[a];
+            SCOPED_TRACE(y.name);
+            EXPECT_EQ(y.frame_rate, x.frame_rate == 24.0f ? 24.0f : 30.0f);
+            // The same length in seconds: (frames - 1) / rate.
+            EXPECT_NEAR(double(y.frame_count - 1) / y.frame_rate, double(x.frame_count - 1) / x.frame_rate, 1e-6);
+        }
+        RunResult v = run_cli({"validate", "--json", out.string()});
+        EXPECT_EQ(v.out.find("anim.framerate"), std::string::npos) << v.out;
+    }
 }
 
 // ---- glTF -----------------------------------------------------------------------------------

@@ -471,11 +471,11 @@ TEST(IqmWrite, KeyedAnimationsAreResampled) {
     Scene s = small_scene();
     Animation& a = s.animations[0];
     a.frame_count = 0;
-    a.frame_rate = 0;  // resampled at default_frame_rate, written as 0
+    a.frame_rate = 0;  // resampled at default_frame_rate, the rate written (issue 14: was 0)
     a.tracks = {{0, Channel::Translation, Interpolation::Linear, {0, 1}, {0, 0, 0, 3, 0, 0}}};
     auto b = write(s);
     EXPECT_EQ(get_u32(b, H_NUM_FRAMES), 31u);  // floor(1 * 30 + 0.5) + 1
-    EXPECT_EQ(get_f32(b, get_u32(b, H_OFS_ANIMS) + 12), 0.0f);
+    EXPECT_EQ(get_f32(b, get_u32(b, H_OFS_ANIMS) + 12), 30.0f);
     const uint32_t f = get_u32(b, H_OFS_FRAMES);
     EXPECT_EQ(get_u32(b, H_NUM_FRAMECHANNELS), 1u);
     EXPECT_EQ(get_u16(b, f), 0);

@@ -175,9 +175,10 @@ void Writer::animations() {
         if (!a.morph_tracks.empty()) dropped(fmt::format("animation '{}': morph weight tracks", a.name));
         out_ += '\n';
         line("animation {}", quoted(a.name));
-        // A keyed animation is sampled at sampling_rate(); the default rate goes unsaid.
+        // A keyed animation (Cal3D, glTF) is sampled at sampling_rate(), and that is the rate
+        // written; a frame-based source keeps its own line (none for a rate it did not give).
         const float rate = sampling_rate(a);
-        if (a.frame_rate > 0 || rate != default_frame_rate) line("framerate {}", rate);
+        if (a.frame_count == 0 || a.frame_rate > 0) line("framerate {}", rate);
         if (a.loop) line("loop");
         if (sk.joints.empty()) {
             if (!a.tracks.empty()) dropped(fmt::format("animation '{}': tracks without a skeleton", a.name));

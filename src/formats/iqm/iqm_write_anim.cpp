@@ -36,10 +36,10 @@ Expected<Frames> build_animations(const Scene& scene, TextTable& text, IqmFile& 
         rec.name = text.add(anim.name);
         rec.first_frame = uint32_t(samples.size() / joints.size());
         rec.num_frames = uint32_t(sampled_frame_count(anim));
-        // A keyed animation without a rate is sampled at sampling_rate(): 0 stands for the
-        // default, any other rate is written.
+        // A keyed animation (Cal3D, glTF) is sampled at sampling_rate(), and that is the rate
+        // stored: engines play IQM frames by it. A frame-based source keeps its own (0 included).
         const float rate = sampling_rate(anim);
-        rec.framerate = anim.frame_rate > 0 || rate == default_frame_rate ? anim.frame_rate : rate;
+        rec.framerate = anim.frame_count > 0 ? anim.frame_rate : rate;
         rec.flags = anim.loop ? IQM_LOOP : 0;
         for (uint32_t f = 0; f < rec.num_frames; ++f)
             for (auto& t : frame_pose(scene.skeleton, anim, f, rate)) samples.push_back(channels(t));
