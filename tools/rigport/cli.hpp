@@ -11,10 +11,6 @@
 
 #include "rigport/rigport.hpp"
 
-#ifndef RIGPORT_VERSION
-#define RIGPORT_VERSION "0.1.0"  // keep in step with project(VERSION) in CMakeLists.txt
-#endif
-
 namespace rigport::cli {
 
 // Distinct exit codes per failure class (STYLE.md rule 15; README "Exit codes").

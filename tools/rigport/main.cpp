@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
     using namespace rigport::cli;
     CLI::App app{"rigport: read, validate, convert and write game model formats (IQM, IQE, Cal3D, VDrift JOE/JPK, glTF 2.0)",
                  "rigport"};
-    app.set_version_flag("--version", "rigport " RIGPORT_VERSION);
+    app.set_version_flag("--version", "rigport " RIGPORT_VERSION_STRING);
     app.require_subcommand(1);
     app.failure_message([](const CLI::App*, const CLI::Error& e) {
         return fmt::format("Error: {}\nRun 'rigport --help' or 'rigport <verb> --help' for usage.\n", e.what());
