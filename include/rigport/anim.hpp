@@ -55,5 +55,22 @@ std::vector<Mat4> skinning_matrices(const Skeleton& skeleton, const std::vector<
 // Positions of a mesh skinned by the given skinning matrices (weights normalized per vertex;
 // vertices without influences stay where they are).
 std::vector<std::array<double, 3>> skin_positions(const Mesh& mesh, const std::vector<Mat4>& skinning);
+// The same for positions given apart from the mesh (morph_positions' result), one per vertex.
+std::vector<std::array<double, 3>> skin_positions(const Mesh& mesh, const std::vector<std::array<double, 3>>& positions,
+                                                  const std::vector<Mat4>& skinning);
+
+// What an engine blends between two clips (crossfades, layered locomotion): per joint, weight 0
+// gives a, 1 gives b; translations and scales lerp, rotations slerp on the shorter arc. Joints
+// beyond the shorter pose are a's.
+std::vector<Transform> blend_poses(const std::vector<Transform>& a, const std::vector<Transform>& b, float weight);
+
+// The morph target weights of scene mesh `mesh_index` (mesh) at `time`: each target's
+// default_weight, replaced by the animation's morph-weight track for that mesh where it has one
+// (linear or step, the end keys held; Loop wraps time as sample_pose does).
+std::vector<float> sample_morph_weights(const Mesh& mesh, uint32_t mesh_index, const Animation& animation, float time,
+                                        EndMode end = EndMode::Clamp);
+// The mesh's positions with its morph targets applied: position + sum of weight * delta (skin
+// them afterwards with skin_positions(mesh, positions, skinning): glTF morphs, then skins).
+std::vector<std::array<double, 3>> morph_positions(const Mesh& mesh, const std::vector<float>& weights);
 
 }  // namespace rigport

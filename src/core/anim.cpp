@@ -134,16 +134,20 @@ std::vector<Transform> bind_pose(const Skeleton& skeleton) {
     return pose;
 }
 
+// Loop wraps time into [0, duration); Clamp leaves it (the tracks hold their end keys).
+float wrap_time(const Animation& animation, float time, EndMode end) {
+    if (end != EndMode::Loop) return time;
+    const float duration = animation.duration();
+    if (!(duration > 0)) return time;
+    time = std::fmod(time, duration);  // exact in IEEE arithmetic
+    if (time < 0) time += duration;
+    if (!(time < duration)) time = 0;  // -tiny + duration can round up to duration
+    return time;
+}
+
 std::vector<Transform> sample_pose(const Skeleton& skeleton, const Animation& animation, float time, EndMode end) {
     std::vector<Transform> pose = bind_pose(skeleton);
-    if (end == EndMode::Loop) {
-        float duration = animation.duration();
-        if (duration > 0) {
-            time = std::fmod(time, duration);  // exact in IEEE arithmetic
-            if (time < 0) time += duration;
-            if (!(time < duration)) time = 0;  // -tiny + duration can round up to duration
-        }
-    }
+    time = wrap_time(animation, time, end);
     for (auto& track : animation.tracks) {
         if (track.joint >= pose.size() || track.times.empty() ||
             track.values.size() < track.times.size() * track.components())
@@ -155,6 +159,57 @@ std::vector<Transform> sample_pose(const Skeleton& skeleton, const Animation& an
         sample_track(track, time, out);
     }
     return pose;
+}
+
+std::vector<Transform> blend_poses(const std::vector<Transform>& a, const std::vector<Transform>& b, float weight) {
+    std::vector<Transform> out = a;
+    const double w = weight;
+    for (size_t j = 0; j < std::min(a.size(), b.size()); ++j) {
+        for (int i = 0; i < 3; ++i) {
+            out[j].translate[i] = float(a[j].translate[i] + (double(b[j].translate[i]) - a[j].translate[i]) * w);
+            out[j].scale[i] = float(a[j].scale[i] + (double(b[j].scale[i]) - a[j].scale[i]) * w);
+        }
+        out[j].rotate = slerp(a[j].rotate.data(), b[j].rotate.data(), w);
+    }
+    return out;
+}
+
+std::vector<float> sample_morph_weights(const Mesh& mesh, uint32_t mesh_index, const Animation& animation, float time, EndMode end) {
+    const size_t n = mesh.morph_targets.size();
+    std::vector<float> weights(n);
+    for (size_t t = 0; t < n; ++t) weights[t] = mesh.morph_targets[t].default_weight;
+    time = wrap_time(animation, time, end);
+    for (auto& track : animation.morph_tracks) {
+        const size_t keys = track.times.size();
+        if (track.mesh != mesh_index || keys == 0 || track.weights.size() != keys * n) continue;
+        auto key = [&](size_t k) { return track.weights.data() + k * n; };
+        // As sample_track: hold the first key before it, the last after it, a key's own value at it.
+        size_t lo = 0, hi = 0;
+        if (time >= track.times[0]) {
+            hi = size_t(std::upper_bound(track.times.begin(), track.times.end(), time) - track.times.begin());
+            lo = hi - 1;
+        }
+        if (!(time >= track.times[0]) || hi == keys || track.times[lo] == time || track.interpolation == Interpolation::Step) {
+            std::copy_n(key(lo), n, weights.begin());
+            continue;
+        }
+        const double alpha = (double(time) - track.times[lo]) / (double(track.times[hi]) - track.times[lo]);
+        for (size_t t = 0; t < n; ++t) weights[t] = float(key(lo)[t] + (double(key(hi)[t]) - key(lo)[t]) * alpha);
+    }
+    return weights;
+}
+
+std::vector<std::array<double, 3>> morph_positions(const Mesh& mesh, const std::vector<float>& weights) {
+    std::vector<std::array<double, 3>> out(mesh.positions.size());
+    for (size_t v = 0; v < out.size(); ++v)
+        for (int i = 0; i < 3; ++i) out[v][i] = mesh.positions[v][i];
+    for (size_t t = 0; t < std::min(weights.size(), mesh.morph_targets.size()); ++t) {
+        const auto& deltas = mesh.morph_targets[t].position_deltas;
+        if (weights[t] == 0 || deltas.size() != out.size()) continue;
+        for (size_t v = 0; v < out.size(); ++v)
+            for (int i = 0; i < 3; ++i) out[v][i] += double(weights[t]) * deltas[v][i];
+    }
+    return out;
 }
 
 float sampling_rate(const Animation& animation) {
@@ -208,12 +263,18 @@ std::vector<Mat4> skinning_matrices(const Skeleton& skeleton, const std::vector<
 }
 
 std::vector<std::array<double, 3>> skin_positions(const Mesh& mesh, const std::vector<Mat4>& skinning) {
-    std::vector<std::array<double, 3>> out(mesh.positions.size());
+    std::vector<std::array<double, 3>> positions(mesh.positions.size());
+    for (size_t v = 0; v < positions.size(); ++v) positions[v] = {mesh.positions[v][0], mesh.positions[v][1], mesh.positions[v][2]};
+    return skin_positions(mesh, positions, skinning);
+}
+
+std::vector<std::array<double, 3>> skin_positions(const Mesh& mesh, const std::vector<std::array<double, 3>>& positions,
+                                                  const std::vector<Mat4>& skinning) {
+    std::vector<std::array<double, 3>> out(positions.size());
     const auto& skin = mesh.skin;
-    const bool skinned = skin.offsets.size() == mesh.positions.size() + 1;
-    for (uint32_t v = 0; v < mesh.positions.size(); ++v) {
-        const Vec3& p = mesh.positions[v];
-        std::array<double, 3> src{p[0], p[1], p[2]};
+    const bool skinned = skin.offsets.size() == positions.size() + 1;
+    for (uint32_t v = 0; v < positions.size(); ++v) {
+        const std::array<double, 3>& src = positions[v];
         out[v] = src;
         if (!skinned || skin.offsets[v + 1] > skin.influences.size() || skin.offsets[v] > skin.offsets[v + 1]) continue;
         double total = 0;

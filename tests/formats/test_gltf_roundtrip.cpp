@@ -458,49 +458,24 @@ void expect_validates(const fs::path& file) {
     EXPECT_EQ(report["errors"].get<int>(), 0) << report.dump(2);
 }
 
-// Morph weights of mesh m at the request: its track in the animation (linear between keys, held
-// before the first and after the last), else the targets' default weights.
-std::vector<float> morph_weights(const Scene& scene, size_t m, const SkinRequest& r) {
-    const Mesh& mesh = scene.meshes[m];
-    std::vector<float> w;
-    for (const MorphTarget& t : mesh.morph_targets) w.push_back(t.default_weight);
-    if (r.animation < 0 || w.empty()) return w;
-    for (const MorphWeightTrack& track : scene.animations[size_t(r.animation)].morph_tracks) {
-        if (track.mesh != m || track.times.empty()) continue;
-        const size_t n = w.size(), keys = track.times.size();
-        const float t = float(r.time);
-        size_t k = 0;
-        while (k + 1 < keys && track.times[k + 1] <= t) ++k;
-        float f = 0;
-        if (k + 1 < keys && t > track.times[k]) f = (t - track.times[k]) / (track.times[k + 1] - track.times[k]);
-        if (track.interpolation == Interpolation::Step) f = 0;
-        for (size_t i = 0; i < n; ++i) {
-            const float a = track.weights[k * n + i], b = k + 1 < keys ? track.weights[(k + 1) * n + i] : a;
-            w[i] = a + f * (b - a);
-        }
-    }
-    return w;
-}
-
-// rigport's own evaluation of a scene at a request, per mesh: morph deltas by their weights, then
-// skinning by the sampled pose (sample_pose keeps keys at their times), in the scene's own axes.
+// rigport's own evaluation of a scene at a request, per mesh, with the library's run-time sampler
+// (the calls an engine makes, anim.hpp): morph weights at the time (the targets' defaults at the
+// bind pose), morphed positions, then skinning by the sampled pose (keys kept at their times), in
+// the scene's own axes.
 std::vector<std::vector<Point>> evaluate(const Scene& scene, const SkinRequest& r) {
-    const auto local = r.animation < 0 ? bind_pose(scene.skeleton)
-                                       : sample_pose(scene.skeleton, scene.animations[size_t(r.animation)], float(r.time), EndMode::Clamp);
+    const Animation* animation = r.animation < 0 ? nullptr : &scene.animations[size_t(r.animation)];
+    const auto local = animation ? sample_pose(scene.skeleton, *animation, float(r.time), EndMode::Clamp) : bind_pose(scene.skeleton);
     const auto skinning = skinning_matrices(scene.skeleton, local);
     std::vector<std::vector<Point>> out;
     for (size_t m = 0; m < scene.meshes.size(); ++m) {
-        const std::vector<float> w = morph_weights(scene, m, r);
-        if (w.empty()) {
-            out.push_back(skin_positions(scene.meshes[m], skinning));
-            continue;
+        const Mesh& mesh = scene.meshes[m];
+        std::vector<float> weights;
+        if (animation) {
+            weights = sample_morph_weights(mesh, uint32_t(m), *animation, float(r.time));
+        } else {
+            for (const MorphTarget& t : mesh.morph_targets) weights.push_back(t.default_weight);
         }
-        Mesh mesh = scene.meshes[m];
-        for (size_t i = 0; i < w.size(); ++i)
-            if (!mesh.morph_targets[i].position_deltas.empty())
-                for (size_t v = 0; v < mesh.positions.size(); ++v)
-                    for (int k = 0; k < 3; ++k) mesh.positions[v][k] += w[i] * mesh.morph_targets[i].position_deltas[v][k];
-        out.push_back(skin_positions(mesh, skinning));
+        out.push_back(skin_positions(mesh, morph_positions(mesh, weights), skinning));
     }
     return out;
 }

@@ -195,5 +195,50 @@ TEST(Anim, SkinningAVertexByHand) {
     expect_near3(p[3], {3, 1, 0}, 0);
 }
 
+// The run-time sampler's blend (issue 15 item 6): weight 0 and 1 give the poses bit for bit;
+// between them translations and scales lerp and rotations take the shorter arc, also when one
+// pose stores the rotation as -q.
+TEST(Anim, BlendPosesLerpsAndSlerpsOnTheShorterArc) {
+    const float h = float(std::sqrt(0.5));
+    std::vector<Transform> a{{{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}, {{1, 2, 3}, {0, 0, 0, 1}, {1, 1, 1}}};
+    std::vector<Transform> b{{{2, 4, 6}, {0, 0, h, h}, {3, 3, 3}}, {{1, 2, 3}, {0, 0, -h, -h}, {1, 1, 1}}};  // 90 deg about z
+    auto same = [](const std::vector<Transform>& x, const std::vector<Transform>& y) {
+        return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(Transform)) == 0;
+    };
+    EXPECT_TRUE(same(blend_poses(a, b, 0), a));
+    const auto one = blend_poses(a, b, 1);
+    EXPECT_EQ(one[0].translate, b[0].translate);
+    EXPECT_EQ(one[0].scale, b[0].scale);
+    const auto mid = blend_poses(a, b, 0.5f);
+    EXPECT_EQ(mid[0].translate, (Vec3{1, 2, 3}));
+    EXPECT_EQ(mid[0].scale, (Vec3{2, 2, 2}));
+    for (const Transform& t : mid) {  // 45 degrees about +z, whichever sign b stored
+        const double angle = 2 * std::atan2(std::hypot(t.rotate[0], t.rotate[1], t.rotate[2]), std::fabs(t.rotate[3]));
+        EXPECT_NEAR(angle, M_PI / 4, 1e-6);
+        EXPECT_NEAR(std::fabs(t.rotate[2]), std::sin(M_PI / 8), 1e-6);
+        EXPECT_GT(t.rotate[2] * t.rotate[3], 0) << "a positive turn about z";
+    }
+}
+
+// Morph weights at a time: defaults without a track, linear between keys, step held, ends held,
+// Loop wrapping by the animation's duration.
+TEST(Anim, MorphWeightsAtATime) {
+    Mesh mesh;
+    mesh.positions = {{0, 0, 0}, {1, 0, 0}};
+    mesh.morph_targets = {{"up", {{0, 1, 0}, {0, 1, 0}}, {}, {}, 0.25f}, {"out", {{0, 0, 2}, {0, 0, 2}}, {}, {}, 0}};
+    Animation a;
+    a.morph_tracks.push_back({1, Interpolation::Linear, {0, 1, 2}, {0, 0, 1, 0.5f, 0, 1}});  // mesh 1
+    EXPECT_EQ(sample_morph_weights(mesh, 0, a, 0.5f), (std::vector<float>{0.25f, 0}));  // no track for mesh 0
+    EXPECT_EQ(sample_morph_weights(mesh, 1, a, 0.5f), (std::vector<float>{0.5f, 0.25f}));
+    EXPECT_EQ(sample_morph_weights(mesh, 1, a, 1.0f), (std::vector<float>{1, 0.5f}));
+    EXPECT_EQ(sample_morph_weights(mesh, 1, a, 7.0f), (std::vector<float>{0, 1}));  // clamped: the last key
+    EXPECT_EQ(sample_morph_weights(mesh, 1, a, -1.0f), (std::vector<float>{0, 0}));
+    EXPECT_EQ(sample_morph_weights(mesh, 1, a, 2.5f, EndMode::Loop), (std::vector<float>{0.5f, 0.25f}));
+    a.morph_tracks[0].interpolation = Interpolation::Step;
+    EXPECT_EQ(sample_morph_weights(mesh, 1, a, 0.9f), (std::vector<float>{0, 0}));
+    const auto p = morph_positions(mesh, {0.5f, 0.25f});
+    EXPECT_EQ(p[1], (std::array<double, 3>{1, 0.5, 0.5}));
+}
+
 }  // namespace
 }  // namespace rigport
