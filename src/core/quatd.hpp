@@ -1,8 +1,9 @@
-// Quaternion arithmetic in double precision for the places that chain rotations and must not
-// accumulate float error (Cal3D bind-pose checks and writes, end-of-clip extrapolation).
-// Components x y z w, as in the scene.
+// Quaternion arithmetic in double precision, the one place for it: every reader, writer and
+// transform that chains rotations uses these (float error must not accumulate). Components
+// x y z w, as in the scene; matrices are [row][col].
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -23,6 +24,42 @@ inline D4 conj(const D4& q) { return {-q[0], -q[1], -q[2], q[3]}; }
 inline D3 rotate(const D4& q, const D3& v) {
     const D4 r = mul(mul(q, {v[0], v[1], v[2], 0}), conj(q));
     return {r[0], r[1], r[2]};
+}
+
+// The rotation matrix of a unit quaternion, m[row][col].
+inline void to_matrix(const D4& q, double m[3][3]) {
+    const double x = q[0], y = q[1], z = q[2], w = q[3];
+    const double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
+                            {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
+                            {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) m[i][j] = r[i][j];
+}
+
+// The quaternion of a proper rotation matrix r[row][col] (Shepperd's method: the largest of the
+// trace and the diagonal picks the stable formula); not renormalized.
+inline D4 from_matrix(const double r[3][3]) {
+    const double trace = r[0][0] + r[1][1] + r[2][2];
+    if (trace > 0) {
+        const double s = std::sqrt(trace + 1.0) * 2;
+        return {(r[2][1] - r[1][2]) / s, (r[0][2] - r[2][0]) / s, (r[1][0] - r[0][1]) / s, 0.25 * s};
+    }
+    if (r[0][0] > r[1][1] && r[0][0] > r[2][2]) {
+        const double s = std::sqrt(std::max(0.0, 1.0 + r[0][0] - r[1][1] - r[2][2])) * 2;
+        return {0.25 * s, (r[0][1] + r[1][0]) / s, (r[0][2] + r[2][0]) / s, (r[2][1] - r[1][2]) / s};
+    }
+    if (r[1][1] > r[2][2]) {
+        const double s = std::sqrt(std::max(0.0, 1.0 + r[1][1] - r[0][0] - r[2][2])) * 2;
+        return {(r[0][1] + r[1][0]) / s, 0.25 * s, (r[1][2] + r[2][1]) / s, (r[0][2] - r[2][0]) / s};
+    }
+    const double s = std::sqrt(std::max(0.0, 1.0 + r[2][2] - r[0][0] - r[1][1])) * 2;
+    return {(r[0][2] + r[2][0]) / s, (r[1][2] + r[2][1]) / s, 0.25 * s, (r[1][0] - r[0][1]) / s};
+}
+
+// The rotation by `angle` radians about the unit `axis`.
+inline D4 axis_angle(const D3& axis, double angle) {
+    const double s = std::sin(angle / 2);
+    return {axis[0] * s, axis[1] * s, axis[2] * s, std::cos(angle / 2)};
 }
 
 // q / |q|; a zero or non-finite q gives the identity.

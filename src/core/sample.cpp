@@ -8,6 +8,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/quatd.hpp"
+
 namespace rigport {
 
 namespace {
@@ -134,23 +136,8 @@ Mesh make_mesh() {
     return mesh;
 }
 
-Quat axis_angle(const D3& axis, double angle) {
-    double s = std::sin(angle / 2);
-    return {float(axis[0] * s), float(axis[1] * s), float(axis[2] * s), float(std::cos(angle / 2))};
-}
-
-Quat multiply(const Quat& a, const Quat& b) {
-    return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-            a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-            a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-            a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
-}
-
-Quat unit(Quat q) {
-    float l = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (auto& c : q) c /= l;
-    return q;
-}
+// The sample's rotations, composed in double (core/quatd.hpp) and stored as float.
+Quat to_float(const quatd::D4& q) { return {float(q[0]), float(q[1]), float(q[2]), float(q[3])}; }
 
 JointTrack make_track(uint32_t joint, Channel channel) {
     JointTrack t;
@@ -183,7 +170,7 @@ Animation make_wave() {
         for (uint32_t f = 0; f < a.frame_count; ++f) {
             rot.times.push_back(key_time(f, a.frame_rate));
             double phase = two_pi * f / 24.0 + 0.7 * j;
-            Quat q = unit(multiply(axis_angle({0, 1, 0}, 0.15 * std::cos(phase)), axis_angle({1, 0, 0}, 0.35 * std::sin(phase))));
+            Quat q = to_float(quatd::unit(quatd::mul(quatd::axis_angle({0, 1, 0}, 0.15 * std::cos(phase)), quatd::axis_angle({1, 0, 0}, 0.35 * std::sin(phase)))));
             rot.values.insert(rot.values.end(), q.begin(), q.end());
         }
         a.tracks.push_back(std::move(rot));

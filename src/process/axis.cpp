@@ -3,13 +3,14 @@
 #include <cmath>
 #include <utility>
 
+#include "core/quatd.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {
 
 namespace {
 
-using Quatd = std::array<double, 4>;  // x y z w
+using Quatd = quatd::D4;  // x y z w
 
 // A signed permutation of the axes and the quaternion of the same rotation.
 struct AxisMap {
@@ -23,9 +24,7 @@ struct AxisMap {
     }
     // q' = c (x) q in double, renormalized.
     void turn_quat(float* r) const {
-        const double x = r[0], y = r[1], z = r[2], w = r[3];
-        const Quatd o{q[3] * x + q[0] * w + q[1] * z - q[2] * y, q[3] * y - q[0] * z + q[1] * w + q[2] * x,
-                      q[3] * z + q[0] * y - q[1] * x + q[2] * w, q[3] * w - q[0] * x - q[1] * y - q[2] * z};
+        const Quatd o = quatd::mul(q, {r[0], r[1], r[2], r[3]});
         const double n = std::sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]);
         if (!(n > 0)) return;
         for (int i = 0; i < 4; ++i) r[i] = float(o[i] / n);

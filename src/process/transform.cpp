@@ -3,20 +3,14 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/quatd.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {
 
 namespace {
 
-using Quatd = std::array<double, 4>;  // x y z w
-
-Quatd hamilton(const Quatd& a, const Quatd& b) {
-    return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-            a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-            a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-            a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
-}
+using Quatd = quatd::D4;  // x y z w
 
 // R = Rz * Ry * Rx from Euler degrees: X is applied first.
 Quatd euler_rotation(const Vec3& degrees) {
@@ -25,7 +19,7 @@ Quatd euler_rotation(const Vec3& degrees) {
         double half = double(degrees[axis]) * std::numbers::pi / 360.0;
         Quatd r{0, 0, 0, std::cos(half)};
         r[axis] = std::sin(half);
-        q = hamilton(q, r);
+        q = quatd::mul(q, r);
     }
     return q;
 }
@@ -34,19 +28,13 @@ struct Rotation {
     Quatd q;
     double m[3][3];  // [row][col]
 
-    explicit Rotation(const Quatd& r) : q(r) {
-        double x = r[0], y = r[1], z = r[2], w = r[3];
-        double rows[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
-                             {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
-                             {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
-        std::copy(&rows[0][0], &rows[0][0] + 9, &m[0][0]);
-    }
+    explicit Rotation(const Quatd& r) : q(r) { quatd::to_matrix(q, m); }
     void turn(float* v) const {  // v' = R v
         double in[3] = {v[0], v[1], v[2]};
         for (int row = 0; row < 3; ++row) v[row] = float(m[row][0] * in[0] + m[row][1] * in[1] + m[row][2] * in[2]);
     }
     void turn_quat(float* q4) const {  // q' = R q
-        Quatd r = hamilton(q, {q4[0], q4[1], q4[2], q4[3]});
+        Quatd r = quatd::mul(q, {q4[0], q4[1], q4[2], q4[3]});
         for (int i = 0; i < 4; ++i) q4[i] = float(r[i]);
     }
 };

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/quatd.hpp"
 #include "formats/gltf/gltf_read_parts.hpp"
 
 namespace rigport::gltf::read_detail {
@@ -15,27 +16,11 @@ using D3 = std::array<double, 3>;
 double dot(const D3& a, const D3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 D3 cross(const D3& a, const D3& b) { return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}; }
 
-// A rotation matrix (columns r[0..2]) as a unit quaternion x y z w (Shepperd's method).
+// A rotation matrix (columns r[0..2]) as a unit quaternion x y z w.
 Quat to_quaternion(const D3 r[3]) {
-    auto m = [&](int row, int col) { return r[col][row]; };
-    const double trace = m(0, 0) + m(1, 1) + m(2, 2);
-    double q[4];
-    if (trace > 0) {
-        const double s = std::sqrt(trace + 1.0) * 2;
-        q[3] = 0.25 * s, q[0] = (m(2, 1) - m(1, 2)) / s, q[1] = (m(0, 2) - m(2, 0)) / s, q[2] = (m(1, 0) - m(0, 1)) / s;
-    } else if (m(0, 0) > m(1, 1) && m(0, 0) > m(2, 2)) {
-        const double s = std::sqrt(1.0 + m(0, 0) - m(1, 1) - m(2, 2)) * 2;
-        q[3] = (m(2, 1) - m(1, 2)) / s, q[0] = 0.25 * s, q[1] = (m(0, 1) + m(1, 0)) / s, q[2] = (m(0, 2) + m(2, 0)) / s;
-    } else if (m(1, 1) > m(2, 2)) {
-        const double s = std::sqrt(1.0 + m(1, 1) - m(0, 0) - m(2, 2)) * 2;
-        q[3] = (m(0, 2) - m(2, 0)) / s, q[0] = (m(0, 1) + m(1, 0)) / s, q[1] = 0.25 * s, q[2] = (m(1, 2) + m(2, 1)) / s;
-    } else {
-        const double s = std::sqrt(1.0 + m(2, 2) - m(0, 0) - m(1, 1)) * 2;
-        q[3] = (m(1, 0) - m(0, 1)) / s, q[0] = (m(0, 2) + m(2, 0)) / s, q[1] = (m(1, 2) + m(2, 1)) / s, q[2] = 0.25 * s;
-    }
-    const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (!(n > 0) || !std::isfinite(n)) return Quat{0, 0, 0, 1};
-    return Quat{float(q[0] / n), float(q[1] / n), float(q[2] / n), float(q[3] / n)};
+    const double rows[3][3] = {{r[0][0], r[1][0], r[2][0]}, {r[0][1], r[1][1], r[2][1]}, {r[0][2], r[1][2], r[2][2]}};
+    const quatd::D4 q = quatd::unit(quatd::from_matrix(rows));
+    return Quat{float(q[0]), float(q[1]), float(q[2]), float(q[3])};
 }
 
 std::string label(const NodeInfo& n, uint32_t i) { return n.name.empty() ? fmt::format("node {}", i) : fmt::format("node {} '{}'", i, n.name); }

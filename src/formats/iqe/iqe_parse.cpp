@@ -10,6 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/quatd.hpp"
 #include "formats/iqe/iqe_layout.hpp"
 #include "io/text_cursor.hpp"
 
@@ -62,34 +63,7 @@ std::pair<double, double> integer_range(ComponentType t) {
 
 bool is_float_type(ComponentType t) { return t == ComponentType::Half || t == ComponentType::Float32 || t == ComponentType::Float64; }
 
-using Quatd = std::array<double, 4>;
-
-Quatd multiply(const Quatd& a, const Quatd& b) {
-    return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-            a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-            a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-            a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
-}
-
-// Quaternion of a proper rotation matrix r[row][col] (Shepperd's method).
-Quatd quat_from_matrix(const double r[3][3]) {
-    Quatd q;
-    const double trace = r[0][0] + r[1][1] + r[2][2];
-    if (trace > 0) {
-        double s = std::sqrt(trace + 1.0) * 2;
-        q = {(r[2][1] - r[1][2]) / s, (r[0][2] - r[2][0]) / s, (r[1][0] - r[0][1]) / s, 0.25 * s};
-    } else if (r[0][0] > r[1][1] && r[0][0] > r[2][2]) {
-        double s = std::sqrt(std::max(0.0, 1.0 + r[0][0] - r[1][1] - r[2][2])) * 2;
-        q = {0.25 * s, (r[0][1] + r[1][0]) / s, (r[0][2] + r[2][0]) / s, (r[2][1] - r[1][2]) / s};
-    } else if (r[1][1] > r[2][2]) {
-        double s = std::sqrt(std::max(0.0, 1.0 + r[1][1] - r[0][0] - r[2][2])) * 2;
-        q = {(r[0][1] + r[1][0]) / s, 0.25 * s, (r[1][2] + r[2][1]) / s, (r[0][2] - r[2][0]) / s};
-    } else {
-        double s = std::sqrt(std::max(0.0, 1.0 + r[2][2] - r[0][0] - r[1][1])) * 2;
-        q = {(r[0][2] + r[2][0]) / s, (r[1][2] + r[2][1]) / s, 0.25 * s, (r[1][0] - r[0][1]) / s};
-    }
-    return q;
-}
+using Quatd = quatd::D4;
 
 struct CustomDecl {
     std::string name;  // empty = "customN"
@@ -497,7 +471,7 @@ std::optional<Error> Parser::pose(std::string_view cmd) {
             double r[3][3];
             for (int row = 0; row < 3; ++row)
                 for (int c = 0; c < 3; ++c) r[row][c] = m[row][c] / s[c];
-            q = quat_from_matrix(r);
+            q = quatd::from_matrix(r);
             for (int c = 0; c < 3; ++c) scale[c] = v[12 + c] * s[c];
         } else {  // pa: Euler radians, R = Rz * Ry * Rx (X applied first)
             v[6] = v[7] = v[8] = 1;
@@ -505,7 +479,7 @@ std::optional<Error> Parser::pose(std::string_view cmd) {
             const Quatd qx{std::sin(v[3] / 2), 0, 0, std::cos(v[3] / 2)};
             const Quatd qy{0, std::sin(v[4] / 2), 0, std::cos(v[4] / 2)};
             const Quatd qz{0, 0, std::sin(v[5] / 2), std::cos(v[5] / 2)};
-            q = multiply(qz, multiply(qy, qx));
+            q = quatd::mul(qz, quatd::mul(qy, qx));
             for (int c = 0; c < 3; ++c) scale[c] = v[6 + c];
         }
         double len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
