@@ -1,0 +1,180 @@
+// The IQE reader's state, shared by its two halves: iqe_parse.cpp reads the commands into it,
+// iqe_assemble.cpp turns what was read into the scene (skeleton, meshes, animations).
+#pragma once
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cfloat>
+#include <cmath>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+
+#include "formats/iqe/iqe_layout.hpp"
+#include "io/text_cursor.hpp"
+
+namespace rigport::iqe::detail {
+
+using io::TextCursor;
+using Result = TextCursor::Result;
+
+constexpr std::string_view header_text = "# Inter-Quake Export";
+constexpr uint32_t custom_count = 10;
+
+// Per-vertex attribute bits: which commands a vertex had.
+enum : uint16_t { HAS_VT = 1, HAS_VN = 2, HAS_VX = 4, HAS_VC = 8, HAS_VS = 16, HAS_VB = 32, HAS_V0 = 64 };
+
+struct CustomDecl {
+    std::string name;  // empty = "customN"
+    ComponentType type = ComponentType::Float32;
+    uint32_t size = 4;
+};
+
+// A scene mesh being collected: the vertex ranges of its blocks and its faces (file indices).
+struct OutMesh {
+    std::string name, material;
+    std::vector<std::pair<uint32_t, uint32_t>> ranges;  // [first, end) file vertices
+    std::vector<Triangle> triangles;                     // file vertex indices
+    std::vector<TriangleSmoothing> smoothing;
+};
+
+struct Frame {
+    std::vector<Transform> poses;
+};
+struct AnimState {
+    Animation anim;
+    std::vector<Frame> frames;
+    uint32_t line = 0, column = 0;
+};
+
+class Parser {
+public:
+    Parser(std::span<const uint8_t> bytes, const LoadOptions& options)
+        : text_(reinterpret_cast<const char*>(bytes.data()), bytes.size()), cur_(text_), options_(options) {}
+    Expected<Document> run();
+
+private:
+    // ---- errors ----
+    Error error_at(uint32_t line, uint32_t column, std::string message, ErrorCode code = ErrorCode::Malformed) const {
+        Error e = make_error(code, std::move(message));
+        e.line = line;
+        e.column = column;
+        return e;
+    }
+    Error error_here(std::string message, ErrorCode code = ErrorCode::Malformed) const {
+        return error_at(cur_.line(), cur_.token_column(), std::move(message), code);
+    }
+    Error bad_number(std::string_view cmd, Result r) const {
+        std::string_view tok = cur_.line_text().substr(cur_.token_column() - 1);
+        tok = tok.substr(0, std::min<size_t>(tok.find_first_of(" \t"), 40));
+        if (r == Result::OutOfRange) return error_here(fmt::format("{}: number '{}' is out of range", cmd, tok));
+        return error_here(fmt::format("{}: '{}' is not a number", cmd, tok));
+    }
+    std::optional<Error> limit(uint64_t count, const char* what) const {
+        if (count >= options_.max_elements)
+            return error_here(fmt::format("more than {} {} (LoadOptions::max_elements)", options_.max_elements, what), ErrorCode::LimitExceeded);
+        return std::nullopt;
+    }
+    void warn(WarningCode code, std::string message) { doc_.scene.warnings.add(code, std::move(message), cur_.line_offset()); }
+
+    // Reads up to `max` numbers (missing ones keep the caller's defaults); `floats` asks that
+    // each fits a float. count = numbers present.
+    std::optional<Error> numbers(std::string_view cmd, double* out, int max, int& count, bool floats = true) {
+        count = 0;
+        while (count < max && !cur_.at_line_end()) {
+            double v = 0;
+            Result r = cur_.number(v);
+            if (r != Result::Ok) return bad_number(cmd, r);
+            if (floats && std::fabs(v) > FLT_MAX) return bad_number(cmd, Result::OutOfRange);
+            out[count++] = v;
+        }
+        return std::nullopt;
+    }
+    std::optional<Error> name(std::string_view cmd, std::string_view& out) {
+        Result r = cur_.name(out);
+        if (r == Result::Invalid) return error_here(fmt::format("{}: the quoted name has no closing quote", cmd));
+        return std::nullopt;
+    }
+
+    // ---- commands ----
+    std::optional<Error> command(std::string_view cmd);
+    std::optional<Error> vertex_attribute(std::string_view cmd);
+    std::optional<Error> face(std::string_view cmd, bool relative);
+    std::optional<Error> face_smoothing();
+    std::optional<Error> pose(std::string_view cmd);
+    std::optional<Error> joint();
+    std::optional<Error> vertexarray();
+    std::optional<Error> custom_values(uint32_t k);
+
+    // The vertex a vertex command belongs to (the last `vp`), marking `bit`; nullopt = none yet.
+    std::optional<uint32_t> attribute_vertex(std::string_view cmd, uint16_t bit) {
+        const uint32_t n = static_cast<uint32_t>(positions_.size());
+        if (n == 0) {
+            warn(WarningCode::Other, fmt::format("'{}' before any 'vp'; ignored", cmd));
+            return std::nullopt;
+        }
+        if ((has_[n - 1] & bit) && bit != HAS_VB)
+            warn(WarningCode::Other, fmt::format("a second '{}' for one vertex; the later one is kept", cmd));
+        has_[n - 1] |= bit;
+        return n - 1;
+    }
+    template <class T>
+    static void set(std::vector<T>& values, uint32_t v, const T& value, const T& missing) {
+        if (values.size() <= v) values.resize(v + 1, missing);
+        values[v] = value;
+    }
+
+    void close_block();
+    uint32_t block_mesh();  // the scene mesh of the current block (fixes its key)
+    std::optional<Error> finish();
+    std::optional<Error> build_skeleton();
+    std::optional<Error> build_meshes();
+    std::optional<Error> build_animations();
+
+    std::string_view text_;
+    TextCursor cur_;
+    const LoadOptions& options_;
+    Document doc_;
+
+    // Vertices in file order.
+    std::vector<Vec3> positions_;
+    std::vector<uint16_t> has_;
+    std::vector<Vec2> texcoords_;
+    std::vector<Vec3> normals_;
+    std::vector<Vec4> tangents_;
+    std::vector<Vec4> colors_;
+    std::vector<int32_t> smooth_index_;
+    std::vector<uint32_t> skin_offsets_{0};
+    std::vector<Influence> influences_;
+    std::array<std::vector<double>, custom_count> custom_;  // 4 values per vertex
+    std::vector<std::pair<uint32_t, Vec3>> bitangents_;   // 6-number vx, resolved at the end
+    std::array<CustomDecl, custom_count> custom_decl_;
+    bool any_vs_ = false, any_face_ = false;
+
+    // Blocks and meshes.
+    std::vector<OutMesh> meshes_;
+    std::unordered_map<std::string, uint32_t> mesh_index_;  // name + '\0' + material
+    std::string block_name_, block_material_;
+    uint32_t block_first_ = 0, fm_base_ = 0;
+    int64_t block_mesh_ = -1;
+    TriangleSmoothing smoothing_;
+    uint32_t last_face_mesh_ = 0, last_face_first_ = 0, last_face_corners_ = 0;
+    bool last_face_valid_ = false;
+
+    // Deferred range checks: the largest face index and vb joint, where they were seen.
+    int64_t max_face_index_ = -1;
+    std::string max_face_what_;
+    uint32_t max_face_line_ = 0, max_face_column_ = 0;
+    int64_t max_vb_joint_ = -1;
+    uint32_t max_vb_line_ = 0, max_vb_column_ = 0;
+
+    // Skeleton and animations.
+    std::vector<Joint> joints_;
+    std::vector<Transform> bind_poses_;
+    std::vector<AnimState> anims_;
+    uint64_t pose_total_ = 0, frame_total_ = 0, triangle_total_ = 0;
+    std::vector<int64_t> indices_;  // scratch for faces
+};
+
+}  // namespace rigport::iqe::detail
