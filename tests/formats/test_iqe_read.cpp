@@ -6,6 +6,7 @@
 #include <string>
 
 #include "formats/iqe/iqe_layout.hpp"
+#include "rigport/io.hpp"
 
 namespace rigport::test {
 namespace {
@@ -26,6 +27,29 @@ iqe::Document ok(const std::string& body) {
 }
 
 const std::string tri = "vp 0 0 0\nvp 1 0 0\nvp 0 1 0\n";
+
+// issue 15: load() of an IQE without `vn` lines gives the normals its smoothing rules describe
+// (as the compiler does), not none. Two triangles folded 90 degrees along a shared edge: smooth
+// by default (180 degrees), split into flat faces under `smoothangle 45`.
+TEST(IqeRead, LoadGivesTheNormalsOfTheSmoothingRules) {
+    const std::string fold = "vp 0 0 0\nvp 1 0 0\nvp 0 1 0\nvp 0 0 1\nfm 0 1 2\nfm 1 0 3\n";
+    auto smooth = load_bytes(bytes_of("# Inter-Quake Export\nmesh m\n" + fold), "fold.iqe");
+    ASSERT_TRUE(smooth) << smooth.error().to_string();
+    const Mesh& m = smooth->meshes[0];
+    ASSERT_EQ(m.normals.size(), m.positions.size());
+    EXPECT_EQ(m.positions.size(), 4u);
+    // The shared edge's vertices (0 and 1) average the two faces: 45 degrees between them.
+    for (uint32_t v : {0u, 1u}) EXPECT_NEAR(std::fabs(m.normals[v][1]), std::fabs(m.normals[v][2]), 1e-6) << v;
+    auto flat = load_bytes(bytes_of("# Inter-Quake Export\nmesh m\nsmoothangle 45\n" + fold), "fold.iqe");
+    ASSERT_TRUE(flat) << flat.error().to_string();
+    const Mesh& f = flat->meshes[0];
+    EXPECT_EQ(f.positions.size(), 6u) << "the shared edge is split";
+    for (const Vec3& n : f.normals) EXPECT_NEAR(std::fabs(n[0]) + std::fabs(n[1]) + std::fabs(n[2]), 1.0f, 1e-6) << "an axis: a flat face";
+    // Stored normals are kept as they are.
+    auto stored = load_bytes(bytes_of("# Inter-Quake Export\nmesh m\nvp 0 0 0\nvn 1 0 0\nvp 1 0 0\nvn 1 0 0\nvp 0 1 0\nvn 1 0 0\nfm 0 1 2\n"), "x.iqe");
+    ASSERT_TRUE(stored) << stored.error().to_string();
+    EXPECT_EQ(stored->meshes[0].normals[2], (Vec3{1, 0, 0}));
+}
 
 TEST(IqeRead, DetectNeedsHeaderOnFirstLine) {
     std::string a = "# Inter-Quake Export\nvp 0 0 0\n", b = "\n# Inter-Quake Export\n";

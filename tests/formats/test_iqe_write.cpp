@@ -2,6 +2,8 @@
 // every corpus IQE parses with the counts of corpus/SOURCES-iqm-iqe.md.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <cstring>
 
 #include "formats/iqe/iqe_layout.hpp"
@@ -111,6 +113,10 @@ TEST(IqeWrite, CustomArraysColorsAndQuotedNames) {
     s.meshes[0].material = 0;
     auto back = reread(s);
     ASSERT_TRUE(back) << back.error().to_string();
+    // Without `vn` lines a loaded IQE has the normals its smoothing rules give: one flat triangle.
+    ASSERT_EQ(back->meshes[0].normals.size(), 3u);
+    for (const Vec3& n : back->meshes[0].normals) EXPECT_NEAR(std::fabs(n[2]), 1.0f, 1e-6f);
+    back->meshes[0].normals.clear();
     expect_same_scene(s, *back);
     EXPECT_EQ(back->materials.at(0).name, "mat with space");
 }

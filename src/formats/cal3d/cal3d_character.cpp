@@ -9,6 +9,7 @@
 
 #include "core/guarded.hpp"
 #include "formats/cal3d/cal3d_layout.hpp"
+#include "formats/cal3d/cal3d_write_cfg.hpp"
 #include "io/confine.hpp"
 #include "rigport/cal3d.hpp"
 #include "rigport/formats.hpp"
@@ -20,12 +21,15 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Input {
-    std::string path;
+    std::string path;  // as shown in messages (and read from disk when uri is empty)
     // Named by a .cfg: where (cfg:line), by which key and value; a missing file is then an error
     // naming that line, or with allow_missing a warning and the part is left out.
     std::string cfg;
     uint32_t line = 0;
     std::string key, value;
+    // Named by a .cfg: the member relative to the .cfg (path= prefix and value), read through
+    // LoadOptions::read_resource, which confines it.
+    std::string uri;
 };
 
 Error at_line(Error e, const std::string& cfg, uint32_t line) {
@@ -47,16 +51,16 @@ bool ends_with_cfg(const std::string& p) {
     return e == ".cfg";
 }
 
-// §4.5: key=value lines, '#' comments; paths relative to the .cfg (or to path=). Every path,
-// path= included, must resolve (through '..' and symlinks) into the .cfg's folder or below
-// (LoadOptions::root when set) unless allow_outside.
-Status read_cfg(const std::string& cfg, const LoadOptions& options, std::vector<Input>& inputs, Scene& scene) {
-    auto bytes = read_file(cfg, options.max_file_bytes);
-    if (!bytes) return bytes.error();
-    if (options.on_read) options.on_read(cfg);
-    const std::string root = detail::confinement_root(cfg, options.root);
-    std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-    fs::path base = fs::path(cfg).parent_path();
+// §4.5: key=value lines, '#' comments; paths relative to the .cfg (or to path=). `cfg` names the
+// file in messages. A .cfg read from disk (on_disk) has every path, path= included, checked at its
+// line to resolve (through '..' and symlinks) into the .cfg's folder or below (LoadOptions::root
+// when set) unless allow_outside; the members are then read through a resource reader confined
+// the same way. A .cfg given as bytes leaves that to the caller's read_resource.
+Status parse_cfg(std::string_view text, const std::string& cfg, bool on_disk, const LoadOptions& options, std::vector<Input>& inputs,
+                 Scene& scene) {
+    const std::string root = on_disk ? detail::confinement_root(cfg, options.root) : std::string();
+    const fs::path folder = fs::path(cfg).parent_path();
+    fs::path prefix;  // path=, relative to the .cfg
     uint32_t line_no = 0;
     while (!text.empty()) {
         size_t end = text.find('\n');
@@ -65,28 +69,26 @@ Status read_cfg(const std::string& cfg, const LoadOptions& options, std::vector<
         ++line_no;
         if (line.empty() || line.front() == '#') continue;
         size_t eq = line.find('=');
-        if (eq == std::string_view::npos) {
-            Error e = make_error(ErrorCode::Malformed, fmt::format("'{}' is not key=value", line.substr(0, 60)));
-            e.path = cfg;
-            e.line = line_no;
-            e.column = 1;
-            return e;
-        }
+        if (eq == std::string_view::npos)
+            return at_line(make_error(ErrorCode::Malformed, fmt::format("'{}' is not key=value", line.substr(0, 60))), cfg, line_no);
         std::string key(trim(line.substr(0, eq)));
         std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return char(std::tolower(c)); });
         std::string value(trim(line.substr(eq + 1)));
         if (key == "path") {
-            base = fs::path(cfg).parent_path() / value;
-            if (auto inside = detail::confine(base.string(), root, options.allow_outside); !inside)
+            prefix = value;
+            if (!on_disk) continue;
+            if (auto inside = detail::confine((folder / prefix).string(), root, options.allow_outside); !inside)
                 return at_line(make_error(ErrorCode::ReadFailed, fmt::format("path={}: {}", value, inside.error().message)), cfg, line_no);
         } else if (key == "scale") {
             scene.meta.comment += fmt::format("cfg scale={} (a viewer setting; not applied)\n", value);
         } else if (key == "skeleton" || key == "mesh" || key == "material" || key == "animation" || key == "morphanim" ||
                    key == "morphanimation") {
-            const std::string path = (base / value).string();
-            if (auto inside = detail::confine(path, root, options.allow_outside); !inside)
-                return at_line(make_error(ErrorCode::ReadFailed, fmt::format("{}={}: {}", key, value, inside.error().message)), cfg, line_no);
-            inputs.push_back(Input{path, cfg, line_no, key, value});
+            const std::string uri = (prefix / value).string();
+            const std::string path = (folder / uri).string();
+            if (on_disk)
+                if (auto inside = detail::confine(path, root, options.allow_outside); !inside)
+                    return at_line(make_error(ErrorCode::ReadFailed, fmt::format("{}={}: {}", key, value, inside.error().message)), cfg, line_no);
+            inputs.push_back(Input{path, cfg, line_no, key, value, uri});
         } else {
             scene.warnings.add(WarningCode::UnknownCommand, fmt::format("{}:{}: unknown key '{}' ignored", cfg, line_no, key));
         }
@@ -99,12 +101,17 @@ Error in_file(Error e, const std::string& path) {
     return e;
 }
 
+// A member's bytes: one a .cfg names comes through options.read_resource (relative to the .cfg,
+// confined by the reader), a file given as such from disk (or a PACK.jpk:MEMBER).
+Expected<std::vector<uint8_t>> fetch_member(const Input& in, const LoadOptions& options) {
+    if (!in.uri.empty() && options.read_resource) return options.read_resource(in.uri);
+    return read_input(in.path, options.max_file_bytes, options.on_read);
+}
+
 // One member file, as load() reads it, except that a mesh or animation keeps its bone ids and
 // material threads without placeholders (cal3d::Ids::AsGiven): the character binds the ids.
-Expected<Scene> read_member(const std::string& path, const LoadOptions& options) {
-    auto bytes = read_input(path, options.max_file_bytes, options.on_read);  // a file, or PACK.jpk:MEMBER
-    if (!bytes) return bytes.error();
-    const FormatInfo* f = options.format.empty() ? detect_format(*bytes, path) : nullptr;
+Expected<Scene> read_member(const std::vector<uint8_t>& bytes, const std::string& path, const LoadOptions& options) {
+    const FormatInfo* f = options.format.empty() ? detect_format(bytes, path) : nullptr;
     const std::string_view name = f ? f->name : std::string_view{};
     using Reader = Expected<Scene> (*)(std::span<const uint8_t>, const LoadOptions&, cal3d::Ids);
     const Reader as_given = name == "cal3d-cmf"   ? Reader(&cal3d::read_cmf)
@@ -113,13 +120,13 @@ Expected<Scene> read_member(const std::string& path, const LoadOptions& options)
                             : name == "cal3d-xaf" ? Reader(&cal3d::read_xaf)
                                                   : nullptr;
     if (as_given) {
-        auto scene = as_given(*bytes, options, cal3d::Ids::AsGiven);
+        auto scene = as_given(bytes, options, cal3d::Ids::AsGiven);
         if (!scene) return in_file(scene.error(), path);
         return scene;
     }
     LoadOptions with_folder = options;
     if (!with_folder.read_resource) with_folder.read_resource = resource_reader(path, options);
-    return load_bytes(*bytes, path, with_folder);
+    return load_bytes(bytes, path, with_folder);
 }
 
 struct Loaded {
@@ -142,23 +149,37 @@ float sample(const std::vector<float>& times, const std::vector<float>& weights,
 
 }  // namespace
 
+// The character from its files: inputs in order (a .cfg's members, or files given one by one).
+static Expected<Scene> assemble_character(const std::vector<Input>& inputs, Scene out, const LoadOptions& options);
+
 static Expected<Scene> load_cal3d_character_unguarded(const std::vector<std::string>& paths, const LoadOptions& options) {
     Scene out;
     std::vector<Input> inputs;
+    LoadOptions member_options = options;
     for (auto& p : paths) {
         if (ends_with_cfg(p)) {
-            if (auto st = read_cfg(p, options, inputs, out); !st) return st.error();
+            auto text = read_file(p, options.max_file_bytes);
+            if (!text) return text.error();
+            if (options.on_read) options.on_read(p);
+            const std::string_view view(reinterpret_cast<const char*>(text->data()), text->size());
+            if (auto st = parse_cfg(view, p, true, options, inputs, out); !st) return st.error();
+            // Members are read relative to their .cfg, confined as load(path) confines side files.
+            member_options.read_resource = resource_reader(p, options);
         } else {
-            inputs.push_back(Input{p, {}, 0, {}, {}});
+            inputs.push_back(Input{p, {}, 0, {}, {}, {}});
         }
     }
+    return assemble_character(inputs, std::move(out), member_options);
+}
+
+static Expected<Scene> assemble_character(const std::vector<Input>& inputs, Scene out, const LoadOptions& options) {
     std::vector<Loaded> files;
     std::string missing_skeleton;  // a skeleton the .cfg names that allow_missing left out
     for (auto& in : inputs) {
         const std::string stem = fs::path(in.path).stem().string();
-        auto scene = read_member(in.path, options);
-        if (!scene) {
-            if (!in.cfg.empty() && scene.error().code == ErrorCode::NotFound) {
+        auto bytes = fetch_member(in, options);
+        if (!bytes) {
+            if (!in.cfg.empty() && bytes.error().code == ErrorCode::NotFound) {
                 const std::string what = fmt::format("{} '{}' not found ({})", in.key, in.value, in.path);
                 if (!options.allow_missing)
                     return at_line(make_error(ErrorCode::NotFound, what + "; --allow-missing leaves it out"), in.cfg, in.line);
@@ -174,8 +195,13 @@ static Expected<Scene> load_cal3d_character_unguarded(const std::vector<std::str
                 }
                 continue;
             }
-            return in_file(scene.error(), in.path);
+            // Refused (outside the .cfg's folder), unreadable: the .cfg line that names it.
+            if (!in.cfg.empty())
+                return at_line(make_error(bytes.error().code, fmt::format("{}={}: {}", in.key, in.value, bytes.error().message)), in.cfg, in.line);
+            return in_file(bytes.error(), in.path);
         }
+        auto scene = read_member(*bytes, in.path, options);
+        if (!scene) return in_file(scene.error(), in.path);
         std::string format = scene->meta.source_format;
         if (!format.starts_with("cal3d-"))
             return in_file(make_error(ErrorCode::InvalidArgument, fmt::format("not a Cal3D file ({})", format)), in.path);
@@ -346,6 +372,22 @@ static Expected<Scene> load_cal3d_character_unguarded(const std::vector<std::str
             for (uint32_t i = 0; i < w.count; ++i) out.warnings.add(w.code, fmt::format("{}: {}", f.stem, w.message), w.offset);
     return out;
 }
+
+namespace cal3d {
+
+// The registry's reader for a .cfg (load(path) and load_bytes): the list from bytes, the members
+// through options.read_resource (load(path) sets one confined to the .cfg's folder).
+Expected<Scene> read_cfg(std::span<const uint8_t> bytes, const LoadOptions& options) {
+    if (!options.read_resource)
+        return make_error(ErrorCode::Unsupported, "a Cal3D .cfg read from bytes needs LoadOptions::read_resource for the files it lists");
+    Scene out;
+    std::vector<Input> inputs;
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    if (auto st = parse_cfg(text, "", false, options, inputs, out); !st) return st.error();
+    return assemble_character(inputs, std::move(out), options);
+}
+
+}  // namespace cal3d
 
 Expected<Scene> load_cal3d_character(const std::vector<std::string>& paths, const LoadOptions& options) {
     static const std::string no_path;

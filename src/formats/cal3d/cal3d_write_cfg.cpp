@@ -192,9 +192,4 @@ Expected<Output> write_cfg(const Scene& scene, const std::string& path, const Sa
     return out;
 }
 
-Expected<Scene> read_cfg(std::span<const uint8_t>, const LoadOptions&) {
-    return make_error(ErrorCode::Unsupported,
-                      "a Cal3D .cfg lists other files: load it with load_cal3d_character (rigport convert / info / validate do)");
-}
-
 }  // namespace rigport::cal3d

@@ -18,8 +18,8 @@ namespace rigport::cal3d {
 // The scene is converted to Cal3D conventions first (z_up_ccw_copy).
 Expected<Output> write_cfg(const Scene& scene, const std::string& path, const SaveOptions& options);
 
-// A .cfg is a list of files, not a model in itself: an Unsupported error that points to
-// load_cal3d_character (which `rigport convert`, `info` and `validate` use for .cfg inputs).
+// A whole character from a .cfg's bytes, its members read through options.read_resource (names
+// relative to the .cfg); without a read_resource an Unsupported error. In cal3d_character.cpp.
 Expected<Scene> read_cfg(std::span<const uint8_t> bytes, const LoadOptions& options);
 
 }  // namespace rigport::cal3d

@@ -5,6 +5,7 @@
 
 #include "core/quatd.hpp"
 #include "formats/iqe/iqe_parser.hpp"
+#include "rigport/process.hpp"
 
 namespace rigport::iqe {
 
@@ -527,6 +528,9 @@ Expected<Document> parse(std::span<const uint8_t> bytes, const LoadOptions& opti
 Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options) {
     auto doc = parse(bytes, options);
     if (!doc) return doc.error();
+    // A file without `vn` lines has the normals its smoothing commands describe (iqe.txt), so a
+    // plain load gives what the format means; the compiler's other steps stay compile()'s.
+    if (!doc->has_normals) generate_normals(doc->scene, doc->smoothing);
     return std::move(doc->scene);
 }
 
