@@ -38,7 +38,13 @@ struct ImageOptions {
 // an entry without image (a reference to a missing file is invalid glTF) and a TextureNotFound
 // warning, as does a file that is no image at all (its path is never written into the output);
 // a texture that cannot be converted, or that lies outside the root, is an error naming it.
+// Maps whose image the scene holds (Scene::images) are not looked for on disk: the writers write
+// those images themselves (GltfOptions::embedded_images; beside other formats' outputs).
 Expected<std::vector<GltfImage>> resolve_images(const Scene& scene, const std::string& output_path,
                                                 const ImageOptions& options, Warnings& warnings);
+
+// Removes every map whose image the scene holds, and the images, with a DroppedData warning per
+// map saying why (the CLI's --images none, or an output that carries one file only).
+void drop_embedded_images(Scene& scene, const std::string& why, Warnings& warnings);
 
 }  // namespace rigport

@@ -74,6 +74,12 @@ struct GltfOptions {
     // save_bytes() sets it, since it returns one file only.
     bool embed_buffer = false;
     std::vector<GltfImage> images;
+    // Images the scene holds (Scene::images, e.g. read from a .glb). Auto: inside a .glb, beside a
+    // .gltf (or inside it with embed_buffer); Embed: inside either; Files: beside either, named
+    // by their maps' uri. Embedded only when PNG or JPEG: any other type (KTX2, WebP ...) goes
+    // beside the output, with a warning, whatever the mode.
+    enum class EmbeddedImages : uint8_t { Auto, Embed, Files };
+    EmbeddedImages embedded_images = EmbeddedImages::Auto;
 };
 
 // Cal3D writer options (formats/cal3d.md §3.8, §9 rule 10).

@@ -112,6 +112,18 @@ struct TextureMap {
     TextureType type = TextureType::Diffuse;
     std::string uri;       // as written in the source (relative paths stay relative)
     std::string type_name; // the source's own name for the map type, when it has one
+    // Index into Scene::images when the source holds the image itself (a glTF bufferView or data:
+    // URI), else -1. uri is then a plain file name, unique in the scene and safe to write beside
+    // any output: the file a writer that names textures (IQM, Cal3D ...) writes the image to.
+    int32_t image = -1;
+};
+
+// An image the source holds inside itself, kept byte for byte (glTF 2.0 §3.8.4: a bufferView
+// with mimeType, or a data: URI).
+struct EmbeddedImage {
+    std::string name;       // the source's name for it (may be empty; never used as a path)
+    std::string mime_type;  // as the source declared it, e.g. "image/png"; may be empty
+    std::vector<uint8_t> bytes;
 };
 
 struct Material {
@@ -226,6 +238,7 @@ struct Meta {
 struct Scene {
     std::vector<Mesh> meshes;
     std::vector<Material> materials;
+    std::vector<EmbeddedImage> images;  // TextureMap::image indexes them
     Skeleton skeleton;
     std::vector<Animation> animations;
     Meta meta;

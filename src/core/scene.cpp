@@ -127,6 +127,10 @@ static Status check_invariants_unguarded(const Scene& scene) {
         for (auto& sp : mesh.springs)
             if (sp.vertex0 >= n || sp.vertex1 >= n) return breach(fmt::format("mesh {}: spring vertex out of range", m));
     }
+    for (size_t i = 0; i < scene.materials.size(); ++i)
+        for (auto& map : scene.materials[i].maps)
+            if (map.image < -1 || map.image >= static_cast<int64_t>(scene.images.size()))
+                return breach(fmt::format("material {}: map image {} out of range", i, map.image));
     for (size_t a = 0; a < scene.animations.size(); ++a) {
         const auto& anim = scene.animations[a];
         for (auto& tr : anim.tracks) {

@@ -102,7 +102,7 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
     std::unordered_set<std::string> seen;  // linear time for many materials
     for (auto& material : scene.materials)
         for (auto& map : material.maps)
-            if (!map.uri.empty() && seen.insert(map.uri).second) uris.push_back(map.uri);
+            if (map.image < 0 && !map.uri.empty() && seen.insert(map.uri).second) uris.push_back(map.uri);  // held: the writer's
 
     const bool embed = options.mode == ImageOptions::Mode::Embed ||
                        (options.mode == ImageOptions::Mode::Auto && ends_with_glb(output_path));

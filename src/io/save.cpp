@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "core/embedded_images.hpp"
 #include "core/finite.hpp"
 #include "core/xml_text.hpp"
 #include "core/guarded.hpp"
@@ -16,6 +17,21 @@ namespace {
 Error with_path(Error e, const std::string& path) {
     if (e.path.empty()) e.path = path;
     return e;
+}
+
+// The images a non-glTF output names (its materials' texture files), as files beside it: IQM, IQE
+// and JOE name one texture per material a mesh uses; a .cfg writes every material, a .crf/.xrf
+// material 0. Skeleton, mesh and animation files name none. glTF writes its images itself.
+std::vector<OutputFile> embedded_image_files(const Scene& scene, std::string_view format) {
+    if (scene.images.empty()) return {};
+    std::vector<bool> written(scene.materials.size(), false);
+    const bool one_texture = format == "iqm" || format == "iqe" || format == "joe";
+    if (one_texture)
+        for (auto& mesh : scene.meshes)
+            if (mesh.material >= 0 && size_t(mesh.material) < written.size()) written[size_t(mesh.material)] = true;
+    if (format == "cal3d") written.assign(written.size(), true);
+    if ((format == "cal3d-crf" || format == "cal3d-xrf") && !written.empty()) written[0] = true;
+    return detail::embedded_image_files(scene, written, one_texture);
 }
 
 }  // namespace
@@ -38,6 +54,8 @@ static Expected<Output> save_output_unguarded(const Scene& scene, const std::str
         if (auto st = detail::check_xml_text_for_writing(scene); !st) return with_path(st.error(), path);
     auto out = f->write(scene, path, options);
     if (!out) return with_path(out.error(), path);
+    if (!gltf)
+        for (auto& file : embedded_image_files(scene, name)) out->side_files.push_back(std::move(file));
     return out;
 }
 

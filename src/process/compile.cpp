@@ -9,6 +9,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/embedded_images.hpp"
 #include "core/guarded.hpp"
 #include "formats/iqe/iqe_layout.hpp"
 #include "process/compile_cal3d.hpp"
@@ -71,6 +72,21 @@ bool same_skeleton(const Skeleton& a, const Skeleton& b) {
     return true;
 }
 
+// Material m of `from` for `into`: the images it holds moved along (each once, image_map).
+Material take_material(Scene& into, Scene& from, int32_t m, std::vector<int32_t>& image_map) {
+    Material material = from.materials[size_t(m)];
+    for (auto& map : material.maps) {
+        if (map.image < 0) continue;
+        int32_t& moved = image_map[size_t(map.image)];
+        if (moved < 0) {
+            into.images.push_back(std::move(from.images[size_t(map.image)]));
+            moved = int32_t(into.images.size() - 1);
+        }
+        map.image = moved;
+    }
+    return material;
+}
+
 // Appends `from`'s meshes to `into`: meshes with an equal (name, material) are merged with every
 // triangle kept (the reference compiler loses the later ones: bug 2).
 void append_meshes(Part& into, Part&& from) {
@@ -78,13 +94,14 @@ void append_meshes(Part& into, Part&& from) {
     // Materials by name (the last of a name wins), so 30,000 meshes cost linear time.
     std::unordered_map<std::string, int32_t> by_name;
     for (size_t k = 0; k < into.scene.materials.size(); ++k) by_name[into.scene.materials[k].name] = int32_t(k);
+    std::vector<int32_t> image_map(from.scene.images.size(), -1);
     for (size_t i = 0; i < from.scene.meshes.size(); ++i) {
         Mesh& src = from.scene.meshes[i];
         const std::string mat = material_name(from.scene, src.material);
         int32_t target_material = -1;
         if (src.material >= 0) {
             auto [it, added] = by_name.try_emplace(mat, int32_t(into.scene.materials.size()));
-            if (added) into.scene.materials.push_back(from.scene.materials[src.material]);
+            if (added) into.scene.materials.push_back(take_material(into.scene, from.scene, src.material, image_map));
             target_material = it->second;
         }
         src.material = target_material;
@@ -92,6 +109,7 @@ void append_meshes(Part& into, Part&& from) {
         into.smoothing.push_back(i < from.smoothing.size() ? std::move(from.smoothing[i]) : MeshSmoothing{});
     }
     into.has_normals = into.has_normals && from.has_normals;
+    detail::name_embedded_images(into.scene);  // unique again over both inputs' maps
 }
 
 // The frame of a key of a frame-based animation.

@@ -456,6 +456,7 @@ void expect_cfg_round_trip(const fs::path& source, const std::string& stem) {
     for (auto& e : fs::directory_iterator(dir)) {
         const std::string ext = e.path().extension().string();
         if (ext == ".cfg") continue;
+        if (ext == ".jpg" || ext == ".png") continue;  // the textures the glTF holds: named by the materials
         ++files;
         EXPECT_NE(text.find("=" + e.path().filename().string() + "\n"), std::string::npos) << e.path() << " not listed in\n" << text;
         if (have_cal3d_converter() && (ext == ".xsf" || ext == ".xmf" || ext == ".xaf" || ext == ".xrf")) {

@@ -246,9 +246,18 @@ TEST(GltfRead, MaterialsAndTextureUris) {
     EXPECT_EQ(a.maps[1].type, TextureType::Normal);
     EXPECT_EQ(a.maps[1].uri, "normals/n.png");
     EXPECT_EQ(a.maps[2].type, TextureType::Emissive);
-    EXPECT_EQ(a.maps[2].uri, "data:image/png;base64,iVBORw==") << "data: URIs are kept as written";
-    EXPECT_TRUE(s->materials[1].maps.empty()) << "an image in a bufferView has no URI";
-    EXPECT_TRUE(s->warnings.has(WarningCode::DroppedData));
+    // Images the file holds (a data: URI, a bufferView) are loaded and named after their material.
+    const std::vector<uint8_t> png_bytes(png, png + 4);
+    ASSERT_EQ(s->images.size(), 2u);
+    EXPECT_EQ(a.maps[2].image, 0);
+    EXPECT_EQ(a.maps[2].uri, "a.png");
+    EXPECT_EQ(s->images[0].bytes, png_bytes) << "base64 decoded";
+    ASSERT_EQ(s->materials[1].maps.size(), 1u);
+    EXPECT_EQ(s->materials[1].maps[0].image, 1);
+    EXPECT_EQ(s->materials[1].maps[0].uri, "b.png");
+    EXPECT_EQ(s->images[1].bytes, png_bytes);
+    EXPECT_EQ(s->images[1].mime_type, "image/png");
+    EXPECT_FALSE(s->warnings.has(WarningCode::DroppedData));
 }
 
 TEST(GltfRead, InfluenceSetsMergedAndZeroWeightsDropped) {

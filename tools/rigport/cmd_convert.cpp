@@ -236,7 +236,12 @@ int run_convert(const ConvertArgs& a) {
     save_options.gltf.embed_buffer = is_stdout_path(a.output);  // standard output carries one file
     save_options.joe.force = a.force;
     save_options.cal3d = cal3d;
-    if (out_format->name == "gltf" || out_format->name == "glb") {
+    const bool gltf_out = out_format->name == "gltf" || out_format->name == "glb";
+    // Images the inputs hold (a .glb's textures) go inside a glTF or beside the output; standard
+    // output carries one file, so beside another format they are left out there.
+    if (images.mode == ImageOptions::Mode::None) drop_embedded_images(*scene, "--images none", write_warnings);
+    else if (!gltf_out && is_stdout_path(a.output)) drop_embedded_images(*scene, "standard output carries one file", write_warnings);
+    if (gltf_out) {
         // Texture paths are relative to the model that names them: the first input's folder.
         images.search_dir = std::filesystem::path(input).parent_path().string();
         // Confined like every other file a model names (ImageOptions::root empty = search_dir).
@@ -244,6 +249,9 @@ int run_convert(const ConvertArgs& a) {
         images.on_read = options.load.on_read;
         // Standard output carries one file: images go inside it, as in a .glb.
         if (is_stdout_path(a.output) && images.mode == ImageOptions::Mode::Auto) images.mode = ImageOptions::Mode::Embed;
+        save_options.gltf.embedded_images = images.mode == ImageOptions::Mode::Embed       ? GltfOptions::EmbeddedImages::Embed
+                                            : images.mode == ImageOptions::Mode::Reference ? GltfOptions::EmbeddedImages::Files
+                                                                                           : GltfOptions::EmbeddedImages::Auto;
         auto resolved = resolve_images(*scene, a.output, images, write_warnings);
         if (!resolved) {
             print_error(resolved.error().to_string());
@@ -295,7 +303,8 @@ Verb add_convert(CLI::App& app) {
     sub->add_option("--axis", args->axis, "glTF: bake (default) turns Z-up data Y-up; root keeps it under a rotated axis node");
     sub->add_flag("--loop-key", args->loop_key, "glTF: append key 0 at the end of looping animations (frame N at N/fps)");
     sub->add_option("--images", args->images,
-                    "glTF: auto (default: embedded in .glb, referenced from .gltf), reference, embed, or none");
+                    "glTF: auto (default: embedded in .glb, referenced from .gltf), reference, embed, or none (also: no image "
+                    "files beside other formats for the images a .glb holds)");
     sub->add_flag("--convert-images", args->convert_images, "glTF: convert TGA, BMP and other non-PNG/JPEG textures to embedded PNG");
     sub->add_flag("--fix-normals", args->fix_normals,
                   "Apply VDrift's normal swap (x,-z,y) to each mesh where its JOE heuristic fires (more than 1/4 of faces perpendicular)");

@@ -191,6 +191,7 @@ std::pair<std::string, bool> to_json(const Document& doc) {
     }
     array(w, "images", doc.images, [&](const Image& im) {
         w.begin_object();
+        if (!im.name.empty()) w.field("name", im.name);
         if (im.buffer_view) w.field_int("bufferView", *im.buffer_view);
         if (!im.mime_type.empty()) w.field("mimeType", im.mime_type);
         if (!im.uri.empty()) w.field("uri", im.uri);

@@ -91,6 +91,7 @@ struct MaterialDoc {
 };
 
 struct Image {
+    std::string name;
     std::string uri;  // encoded, or empty with buffer_view set
     std::optional<uint32_t> buffer_view;
     std::string mime_type;

@@ -65,6 +65,21 @@ std::string percent_decode(const std::string& uri) {
     return out;
 }
 
+std::optional<std::string> decode_data_uri(const std::string& uri, std::vector<uint8_t>& bytes, std::string& media_type) {
+    const size_t comma = uri.find(',');
+    if (uri.rfind("data:", 0) != 0 || comma == std::string::npos) return "a data: URI without ','";
+    const std::string_view header(uri.data() + 5, comma - 5);
+    media_type = std::string(header.substr(0, header.find(';')));
+    if (header.size() >= 7 && header.substr(header.size() - 7) == ";base64") {
+        if (auto bad = decode_base64(std::string_view(uri).substr(comma + 1), bytes))
+            return fmt::format("invalid base64 at character {}", comma + 1 + *bad);
+    } else {
+        const std::string text = percent_decode(uri.substr(comma + 1));
+        bytes.assign(text.begin(), text.end());
+    }
+    return std::nullopt;
+}
+
 Expected<GlbChunks> split_glb(std::span<const uint8_t> bytes, Warnings& warnings) {
     if (bytes.size() < GLB_HEADER_SIZE + GLB_CHUNK_HEADER_SIZE)
         return make_error(ErrorCode::Malformed, fmt::format("a GLB needs at least 20 bytes, the file has {}", bytes.size()), 0);
@@ -116,17 +131,9 @@ std::optional<std::span<const uint8_t>> Reader::buffer(uint32_t which) {
         if (!glb_bin) return fail(ErrorCode::Malformed, path, "no uri, and the GLB has no BIN chunk"), std::nullopt;
         data = *glb_bin;
     } else if (uri.rfind("data:", 0) == 0) {
-        const size_t comma = uri.find(',');
-        if (comma == std::string::npos) return fail(ErrorCode::Malformed, path + "/uri", "a data: URI without ','"), std::nullopt;
-        const std::string_view header(uri.data() + 5, comma - 5);
         std::vector<uint8_t> bytes;
-        if (header.size() >= 7 && header.substr(header.size() - 7) == ";base64") {
-            if (auto bad = decode_base64(std::string_view(uri).substr(comma + 1), bytes))
-                return fail(ErrorCode::Malformed, path + "/uri", fmt::format("invalid base64 at character {}", comma + 1 + *bad)), std::nullopt;
-        } else {
-            const std::string text = percent_decode(uri.substr(comma + 1));
-            bytes.assign(text.begin(), text.end());
-        }
+        std::string media_type;
+        if (auto bad = decode_data_uri(uri, bytes, media_type)) return fail(ErrorCode::Malformed, path + "/uri", *bad), std::nullopt;
         slot = std::move(bytes);
         data = *slot;
         bytes_read += data.size();

@@ -1,16 +1,56 @@
 // glTF reader: materials (glTF 2.0 §3.9): name, base colour and emissive factors, and texture maps
-// by image URI. Images are not loaded: a file URI is kept percent-decoded, a data: URI as written;
-// an image inside a bufferView has no URI and its map is dropped with a warning.
+// with their images (§3.8.4): a file URI is kept percent-decoded; an image the file holds (a
+// bufferView with mimeType, or a data: URI) is loaded into Scene::images and named for output.
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include "core/embedded_images.hpp"
 #include "formats/gltf/gltf_read_parts.hpp"
 
 namespace rigport::gltf::read_detail {
 
 namespace {
 
-// The URI of a texture's image, or nothing (with a warning when the image has none).
-std::optional<std::string> image_uri(Reader& r, uint32_t texture, const std::string& material) {
+// The image a map gets: a file URI, or an image the file holds (image >= 0).
+struct ImageRef {
+    std::string uri;
+    int32_t image = -1;
+};
+
+// The bytes of image `source`, copied once into Scene::images (with the image's name and type).
+std::optional<int32_t> hold_image(Reader& r, uint32_t source, const Json& image, const std::string& path, const std::string& uri, uint32_t view) {
+    if (r.image_of_image.empty()) r.image_of_image.assign(r.count("images"), -1);
+    if (r.image_of_view.empty()) r.image_of_view.assign(r.count("bufferViews"), -1);
+    int32_t& slot = view != none ? r.image_of_view[view] : r.image_of_image[source];
+    if (slot >= 0) return slot;
+    EmbeddedImage held;
+    if (!r.string(image, "name", path, held.name) || !r.string(image, "mimeType", path, held.mime_type)) return std::nullopt;
+    std::span<const uint8_t> bytes;
+    std::vector<uint8_t> decoded;
+    if (view != none) {
+        uint32_t stride = 0;
+        auto data = r.buffer_view(view, stride);
+        if (!data) return std::nullopt;
+        bytes = *data;
+    } else {
+        std::string media_type;
+        if (auto bad = decode_data_uri(uri, decoded, media_type)) return r.malformed(path + "/uri", *bad), std::nullopt;
+        if (!media_type.empty()) held.mime_type = media_type;
+        bytes = decoded;
+    }
+    if (bytes.size() > r.bytes_read - std::min(r.bytes_read, r.image_bytes))
+        return r.fail(ErrorCode::LimitExceeded, path,
+                      fmt::format("{} more image bytes after {}: more than the {} bytes the file holds", bytes.size(), r.image_bytes, r.bytes_read)),
+               std::nullopt;
+    r.image_bytes += bytes.size();
+    held.bytes.assign(bytes.begin(), bytes.end());
+    r.scene.images.push_back(std::move(held));
+    return slot = int32_t(r.scene.images.size() - 1);
+}
+
+// The image of a texture, or nothing (with a warning when the image has no data).
+std::optional<ImageRef> image_of(Reader& r, uint32_t texture, const std::string& material) {
     const std::string path = fmt::format("/textures/{}", texture);
     const Json* t = r.item("textures", texture);
     uint32_t source = none;
@@ -23,12 +63,18 @@ std::optional<std::string> image_uri(Reader& r, uint32_t texture, const std::str
     const std::string ipath = fmt::format("/images/{}", source);
     const Json* image = r.item("images", source);
     std::string uri;
-    if (!image || !r.string(*image, "uri", ipath, uri)) return std::nullopt;
-    if (uri.empty()) {
-        r.warn(WarningCode::DroppedData, fmt::format("material '{}': image {} is stored in a bufferView; images are not loaded, so its map was not kept", material, source));
+    uint32_t view = none;
+    if (!image || !r.string(*image, "uri", ipath, uri) ||
+        !r.index(*image, "bufferView", ipath, view, false, "bufferViews", r.count("bufferViews")))
+        return std::nullopt;
+    if (!uri.empty() && uri.rfind("data:", 0) != 0) return ImageRef{percent_decode(uri), -1};
+    if (uri.empty() && view == none) {
+        r.warn(WarningCode::DroppedData, fmt::format("material '{}': image {} has neither uri nor bufferView; its map was not kept", material, source));
         return std::nullopt;
     }
-    return uri.rfind("data:", 0) == 0 ? uri : percent_decode(uri);
+    auto held = hold_image(r, source, *image, ipath, uri, uri.empty() ? view : none);
+    if (!held) return std::nullopt;
+    return ImageRef{{}, *held};
 }
 
 bool add_map(Reader& r, Material& m, const Json* owner, const char* key, const std::string& path, TextureType type, const char* type_name) {
@@ -36,9 +82,9 @@ bool add_map(Reader& r, Material& m, const Json* owner, const char* key, const s
     uint32_t texture = none;
     if (!r.ok() || (info && !r.index(*info, "index", path + "/" + key, texture, true, "textures", r.count("textures")))) return false;
     if (texture == none) return true;
-    auto uri = image_uri(r, texture, m.name);
+    auto image = image_of(r, texture, m.name);
     if (!r.ok()) return false;
-    if (uri) m.maps.push_back(TextureMap{type, *uri, type_name});
+    if (image) m.maps.push_back(TextureMap{type, image->uri, type_name, image->image});
     return true;
 }
 
@@ -84,6 +130,7 @@ bool read_materials(Reader& r) {
         }
         r.scene.materials.push_back(std::move(m));
     }
+    detail::name_embedded_images(r.scene);
     return true;
 }
 

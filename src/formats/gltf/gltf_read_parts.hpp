@@ -124,6 +124,13 @@ public:
     // ---- accessors (gltf_read_accessor.cpp); checked once, then cached.
     const Accessor* accessor(uint32_t index);
 
+    // ---- images the file holds (gltf_read_material.cpp): per glTF image and per bufferView, the
+    // Scene::images entry made of it (-1 = none yet), so a shared image is copied once.
+    std::vector<int32_t> image_of_image, image_of_view;
+    // Bytes copied into Scene::images: never more than bytes_read, so overlapping bufferViews
+    // cannot make a small file allocate gigabytes.
+    uint64_t image_bytes = 0;
+
 private:
     std::vector<std::optional<std::vector<uint8_t>>> loaded_;  // external and data: buffers
     std::vector<std::unique_ptr<Accessor>> accessors_;
@@ -140,6 +147,9 @@ struct GlbChunks {
 Expected<GlbChunks> split_glb(std::span<const uint8_t> bytes, Warnings& warnings);
 // RFC 3986 percent-decoding; invalid escapes are kept as written.
 std::string percent_decode(const std::string& uri);
+// An RFC 2397 data: URI's bytes (base64 or percent-encoded) and its media type ("image/png";
+// empty when not given); a message saying what is wrong, or nothing.
+std::optional<std::string> decode_data_uri(const std::string& uri, std::vector<uint8_t>& bytes, std::string& media_type);
 
 // gltf_read_json.cpp: the JSON text parsed without exceptions; errors carry the byte offset.
 // Arrays and objects nested deeper than max_depth (LoadOptions::max_depth) are refused first.

@@ -97,7 +97,7 @@ Expected<Output> write_container(const Scene& scene, const std::string& path, co
         baked = scene;
         convert_to_y_up(*baked);
     }
-    WriteContext ctx(baked ? *baked : scene, options);
+    WriteContext ctx(baked ? *baked : scene, options, glb);
     ctx.doc.comment = scene.meta.comment;
     plan_nodes(ctx);
     if (auto r = write_meshes(ctx); !r) return r.error();
@@ -108,6 +108,7 @@ Expected<Output> write_container(const Scene& scene, const std::string& path, co
 
     std::vector<uint8_t> bin = ctx.buffer.finish();
     Output out;
+    out.side_files = std::move(ctx.side_files);
     if (!glb && !bin.empty()) {
         if (options.gltf.embed_buffer) {
             ctx.doc.buffer_uri = "data:application/octet-stream;base64," + base64(bin);

@@ -6,7 +6,9 @@
 #include <cctype>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "core/embedded_images.hpp"
 #include "formats/gltf/gltf_layout.hpp"
 #include "formats/gltf/gltf_write_parts.hpp"
 
@@ -36,33 +38,60 @@ public:
         const auto& images = ctx_.options.gltf.images;
         if (by_source_.empty() && !images.empty())  // the first entry of a source_uri counts, as a find would
             for (size_t i = images.size(); i-- > 0;) by_source_[images[i].source_uri] = i;
+        if (map.image >= 0) return held(map, material);
         auto found = by_source_.find(map.uri);
         const GltfImage* entry = found == by_source_.end() ? nullptr : &images[found->second];
-        if (entry && !entry->bytes.empty()) return embedded(*entry, material);
+        if (entry && !entry->bytes.empty()) {
+            const std::string mime = entry->mime_type.empty() ? sniff_mime(entry->bytes) : entry->mime_type;
+            if (mime != "image/png" && mime != "image/jpeg") not_core(material, entry->source_uri);
+            return embedded(entry->bytes, mime, {});
+        }
         if (entry && entry->uri.empty()) return std::nullopt;  // resolved to "no image"
-        return referenced(entry ? entry->uri : map.uri, material);
+        return referenced(entry ? entry->uri : map.uri, material, true);
+    }
+
+    // A map whose image the scene holds written beside the output (a file named by its uri), for
+    // a map glTF has no slot for: its extras name that file.
+    void write_beside(const TextureMap& map) {
+        if (map.image >= 0 && beside_.insert(map.uri).second)
+            ctx_.side_files.push_back(OutputFile{map.uri, ctx_.scene.images[size_t(map.image)].bytes});
     }
 
 private:
-    std::optional<uint32_t> embedded(const GltfImage& e, const std::string& material) {
-        std::string mime = e.mime_type.empty() ? sniff_mime(e.bytes) : e.mime_type;
-        if (mime != "image/png" && mime != "image/jpeg")
-            not_core(material, e.source_uri);
-        // Equal bytes and type are one image; found by a hash of the bytes, so many images cost linear time.
-        const uint64_t key = std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(e.bytes.data()), e.bytes.size()));
-        for (auto [it, end] = embedded_.equal_range(key); it != end; ++it)
-            if (it->second.first == &e.bytes || (*it->second.first == e.bytes && ctx_.doc.images[it->second.second].mime_type == mime))
-                return it->second.second;
-        Image image;
-        image.buffer_view = ctx_.buffer.view(e.bytes);
-        image.mime_type = mime.empty() ? "application/octet-stream" : mime;
-        return add(std::move(image), &e.bytes);
+    // An image the scene holds: inside the output when it is PNG or JPEG and the mode says so
+    // (GltfOptions::embedded_images), else beside it. Never embedded as another type.
+    std::optional<uint32_t> held(const TextureMap& map, const std::string& material) {
+        const EmbeddedImage& image = ctx_.scene.images[size_t(map.image)];
+        const std::string mime = detail::image_mime(image);
+        using Mode = GltfOptions::EmbeddedImages;
+        const Mode mode = ctx_.options.gltf.embedded_images;
+        const bool embed = mode == Mode::Embed || (mode == Mode::Auto && (ctx_.glb || ctx_.options.gltf.embed_buffer));
+        if (detail::is_core_image(mime) && embed) return embedded(image.bytes, mime, image.name);
+        if (!detail::is_core_image(mime))
+            ctx_.warn(WarningCode::ImageFormatNotGltf,
+                      fmt::format("material '{}': image '{}' is {}, which glTF core does not allow; written beside the output as a file, not embedded",
+                                  material, map.uri, mime.empty() ? "of an unknown type" : mime));
+        write_beside(map);
+        return referenced(map.uri, material, false);
     }
 
-    std::optional<uint32_t> referenced(const std::string& uri, const std::string& material) {
+    std::optional<uint32_t> embedded(const std::vector<uint8_t>& bytes, const std::string& mime, const std::string& name) {
+        // Equal bytes and type are one image; found by a hash of the bytes, so many images cost linear time.
+        const uint64_t key = std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+        for (auto [it, end] = embedded_.equal_range(key); it != end; ++it)
+            if (it->second.first == &bytes || (*it->second.first == bytes && ctx_.doc.images[it->second.second].mime_type == mime))
+                return it->second.second;
+        Image image;
+        image.name = name;
+        image.buffer_view = ctx_.buffer.view(bytes);
+        image.mime_type = mime.empty() ? "application/octet-stream" : mime;
+        return add(std::move(image), &bytes);
+    }
+
+    std::optional<uint32_t> referenced(const std::string& uri, const std::string& material, bool check_type) {
         if (uri.empty()) return std::nullopt;
         const bool data = uri.rfind("data:", 0) == 0;
-        if (!data && !core_extension(uri)) not_core(material, uri);
+        if (check_type && !data && !core_extension(uri)) not_core(material, uri);
         Image image;
         image.uri = data ? uri : encode_uri(uri);
         if (auto it = by_uri_.find(image.uri); it != by_uri_.end()) return it->second;
@@ -90,6 +119,7 @@ private:
     std::unordered_multimap<uint64_t, std::pair<const std::vector<uint8_t>*, uint32_t>> embedded_;  // by hash of the bytes
     std::unordered_map<std::string, uint32_t> by_uri_;       // referenced images by the uri written
     std::unordered_map<std::string, size_t> by_source_;      // options.gltf.images by source_uri
+    std::unordered_set<std::string> beside_;                 // held images written beside, by uri
 };
 
 // Colour factors are [0, 1] in glTF; a value outside is clamped with a warning.
@@ -128,6 +158,7 @@ void write_materials(WriteContext& ctx) {
                                             : map.type == TextureType::Emissive ? &md.emissive_texture
                                                                                 : nullptr;
             if (slot && !*slot && (*slot = images.find(map, mat.name))) continue;
+            images.write_beside(map);
             // Other map types, a second map of a type, and maps resolved to no image: extras only.
             md.extra_maps.push_back(ExtraMap{to_string(map.type), map.uri, map.type_name});
         }

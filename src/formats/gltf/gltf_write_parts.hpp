@@ -17,14 +17,16 @@ inline constexpr uint32_t no_index = UINT32_MAX;
 
 // What every part reads and fills. The scene is the one written: already turned Y-up in Bake mode.
 struct WriteContext {
-    WriteContext(const Scene& s, const SaveOptions& o) : scene(s), options(o), warnings(o.warnings) {}
+    WriteContext(const Scene& s, const SaveOptions& o, bool is_glb) : scene(s), options(o), warnings(o.warnings), glb(is_glb) {}
     WriteContext(const WriteContext&) = delete;
     WriteContext& operator=(const WriteContext&) = delete;
 
     const Scene& scene;
     const SaveOptions& options;
     Warnings* warnings;
+    bool glb;  // the container written: GLB, or JSON
     Document doc;
+    std::vector<OutputFile> side_files;  // images the scene holds, written beside the output
     BufferBuilder buffer{doc};
 
     // Node plan: joint j is node j; then the axis node (Root mode) or the common root node of a

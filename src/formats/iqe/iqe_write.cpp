@@ -6,6 +6,7 @@
 #include <iterator>
 #include <set>
 
+#include "core/embedded_images.hpp"
 #include "core/frame_budget.hpp"
 #include "formats/iqe/iqe_layout.hpp"
 #include "rigport/anim.hpp"
@@ -122,7 +123,7 @@ void Writer::declarations() {
 void Writer::mesh(const Mesh& m, uint32_t index) {
     out_ += '\n';
     line("mesh {}", quoted(m.name));
-    if (m.material >= 0 && size_t(m.material) < scene_.materials.size()) line("material {}", quoted(scene_.materials[m.material].name));
+    if (m.material >= 0 && size_t(m.material) < scene_.materials.size()) line("material {}", quoted(detail::material_text(scene_.materials[m.material])));
     // One set of (name, material) seen, so many meshes cost linear time.
     if (!seen_meshes_.emplace(m.name, m.material).second)
         dropped(fmt::format("mesh {} '{}': a reader merges meshes with equal name and material", index, m.name));
@@ -200,7 +201,7 @@ std::vector<uint8_t> Writer::run() {
     for (uint32_t m = 0; m < scene_.meshes.size(); ++m) mesh(scene_.meshes[m], m);
     animations();
     for (auto& mat : scene_.materials)
-        if (!mat.maps.empty()) {
+        if (mat.maps.size() > (detail::held_diffuse_map(mat) ? 1u : 0u)) {  // a held diffuse map is the material's name
             dropped("material properties and texture maps (IQE keeps material names only)");
             break;
         }

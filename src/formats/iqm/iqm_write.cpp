@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/embedded_images.hpp"
 #include "core/frame_budget.hpp"
 #include "formats/iqm/iqm_write_parts.hpp"
 #include "rigport/anim.hpp"
@@ -16,10 +17,12 @@ namespace rigport::iqm {
 namespace {
 
 // IQM names a material by its texture, so a material whose only map is a diffuse texture of
-// the same name, with default colours, loses nothing when written as its name.
+// the same name (or one the scene holds, whose file name is written), with default colours,
+// loses nothing when written as its name.
 bool material_is_its_name(const Material& m) {
     const Material plain;
-    const bool maps_ok = m.maps.empty() || (m.maps.size() == 1 && m.maps[0].type == TextureType::Diffuse && m.maps[0].uri == m.name);
+    const bool maps_ok = m.maps.empty() || (m.maps.size() == 1 && m.maps[0].type == TextureType::Diffuse &&
+                                            (m.maps[0].uri == m.name || m.maps[0].image >= 0));
     return maps_ok && m.diffuse == plain.diffuse && m.ambient == plain.ambient && m.specular == plain.specular &&
            m.emissive == plain.emissive && m.shininess == plain.shininess;
 }
@@ -51,7 +54,7 @@ Expected<IqmFile> from_scene(const Scene& input, const SaveOptions& options) {
     for (auto& m : scene.meshes) {
         MeshRecord rec;
         rec.name = text.add(m.name);
-        rec.material = text.add(m.material >= 0 ? scene.materials[m.material].name : std::string());
+        rec.material = text.add(m.material >= 0 ? detail::material_text(scene.materials[m.material]) : std::string());
         rec.first_vertex = first_vertex;
         rec.num_vertexes = m.vertex_count();
         rec.first_triangle = first_triangle;

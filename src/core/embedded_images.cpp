@@ -1,0 +1,148 @@
+// Images a scene holds: type by magic bytes, safe unique file names, the files beside an output
+// (glTF 2.0 §3.8.4 image data; core/embedded_images.hpp).
+#include "core/embedded_images.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <string_view>
+#include <unordered_set>
+
+#include "rigport/images.hpp"
+
+namespace rigport {
+
+namespace detail {
+
+namespace {
+
+struct ImageType {
+    const char* mime;
+    const char* extension;
+    std::string_view magic;
+    size_t magic_at;
+};
+
+// WebP is "RIFF" size "WEBP": its magic is checked at byte 8. GIF and BMP are not glTF images
+// either, but a file of the right type is still the best thing to write.
+const ImageType image_types[] = {
+    {"image/png", ".png", std::string_view("\x89PNG\r\n\x1a\n", 8), 0},
+    {"image/jpeg", ".jpg", std::string_view("\xff\xd8\xff", 3), 0},
+    {"image/webp", ".webp", "WEBP", 8},
+    {"image/ktx2", ".ktx2", std::string_view("\xabKTX 20\xbb\r\n\x1a\n", 12), 0},
+    {"image/gif", ".gif", "GIF8", 0},
+    {"image/bmp", ".bmp", "BM", 0},
+};
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return out;
+}
+
+const char* extension_of(const std::string& mime) {
+    for (auto& t : image_types)
+        if (mime == t.mime) return t.extension;
+    return ".bin";  // an unknown type: never given an image extension it does not have
+}
+
+// Letters, digits, '-', '_' and single dots; other bytes (separators, control bytes, NUL,
+// non-ASCII) become '_'; no leading or trailing dot; at most 64 bytes; a known image extension
+// dropped (the type's own is added). Empty when no letter or digit is left.
+std::string safe_stem(std::string_view name) {
+    std::string out;
+    for (unsigned char c : name) {
+        const char k = std::isalnum(c) || c == '-' ? char(c) : c == '.' ? '.' : '_';
+        if ((k == '.' || k == '_') && !out.empty() && out.back() == k) continue;  // never ".."
+        out += k;
+        if (out.size() >= 64) break;
+    }
+    static const std::string_view known[] = {".png", ".jpg", ".jpeg", ".webp", ".ktx2", ".gif", ".bmp"};
+    if (const size_t dot = out.rfind('.'); dot != std::string::npos &&
+        std::find(std::begin(known), std::end(known), lower(out.substr(dot))) != std::end(known))
+        out.resize(dot);
+    while (!out.empty() && out.front() == '.') out.erase(out.begin());
+    while (!out.empty() && out.back() == '.') out.pop_back();
+    return std::any_of(out.begin(), out.end(), [](unsigned char c) { return std::isalnum(c); }) ? out : std::string();
+}
+
+}  // namespace
+
+std::string image_mime(const EmbeddedImage& image) {
+    const auto& b = image.bytes;
+    for (auto& t : image_types)
+        if (b.size() >= t.magic_at + t.magic.size() && std::memcmp(b.data() + t.magic_at, t.magic.data(), t.magic.size()) == 0) return t.mime;
+    return lower(image.mime_type);
+}
+
+bool is_core_image(const std::string& mime) { return mime == "image/png" || mime == "image/jpeg"; }
+
+void name_embedded_images(Scene& scene) {
+    std::unordered_set<std::string> taken;  // lower-cased: one file on a case-insensitive disk
+    for (auto& m : scene.materials)
+        for (auto& map : m.maps)
+            if (map.image < 0) taken.insert(lower(map.uri));
+    std::vector<std::string> names(scene.images.size());
+    for (auto& m : scene.materials)
+        for (auto& map : m.maps) {
+            if (map.image < 0) continue;
+            std::string& name = names[size_t(map.image)];
+            if (name.empty()) {
+                const EmbeddedImage& image = scene.images[size_t(map.image)];
+                std::string stem = safe_stem(image.name);
+                if (stem.empty()) stem = safe_stem(m.name);
+                if (stem.empty()) stem = "image";
+                const char* ext = extension_of(image_mime(image));
+                name = stem + ext;
+                for (uint64_t n = 2; !taken.insert(lower(name)).second; ++n) name = fmt::format("{}_{}{}", stem, n, ext);
+            }
+            map.uri = name;
+        }
+}
+
+const TextureMap* held_diffuse_map(const Material& material) {
+    for (auto& map : material.maps)
+        if (map.type == TextureType::Diffuse) return map.image >= 0 ? &map : nullptr;
+    return nullptr;
+}
+
+const std::string& material_text(const Material& material) {
+    const TextureMap* map = held_diffuse_map(material);
+    return map ? map->uri : material.name;
+}
+
+std::vector<OutputFile> embedded_image_files(const Scene& scene, const std::vector<bool>& written, bool diffuse_only) {
+    std::vector<OutputFile> files;
+    std::vector<bool> done(scene.images.size(), false);
+    auto add = [&](const TextureMap& map) {
+        if (map.image < 0 || done[size_t(map.image)]) return;
+        done[size_t(map.image)] = true;
+        files.push_back(OutputFile{map.uri, scene.images[size_t(map.image)].bytes});
+    };
+    for (size_t i = 0; i < scene.materials.size() && i < written.size(); ++i) {
+        if (!written[i]) continue;
+        if (!diffuse_only)
+            for (auto& map : scene.materials[i].maps) add(map);
+        else if (const TextureMap* map = held_diffuse_map(scene.materials[i]))
+            add(*map);
+    }
+    return files;
+}
+
+}  // namespace detail
+
+void drop_embedded_images(Scene& scene, const std::string& why, Warnings& warnings) {
+    for (auto& m : scene.materials) {
+        auto held = [](const TextureMap& map) { return map.image >= 0; };
+        for (auto& map : m.maps)
+            if (held(map))
+                warnings.add(WarningCode::DroppedData, fmt::format("material '{}': image '{}' not written ({}); the material is written without it",
+                                                                   m.name, map.uri, why));
+        m.maps.erase(std::remove_if(m.maps.begin(), m.maps.end(), held), m.maps.end());
+    }
+    scene.images.clear();
+}
+
+}  // namespace rigport
