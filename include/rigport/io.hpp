@@ -12,6 +12,9 @@
 
 namespace rigport {
 
+// A function from a path to the file's bytes: an engine's storage (LoadOptions::read_file).
+using FileReader = std::function<Expected<std::vector<uint8_t>>(const std::string& path)>;
+
 // Every default is correct; the limits bound what hostile input can make us allocate.
 struct LoadOptions {
     std::string format;                     // registry name; empty = detect from content, then extension
@@ -37,6 +40,12 @@ struct LoadOptions {
     // Told the path of every file read for this load: the inputs and every file they name. The
     // CLI uses it to refuse an output that would replace any of them.
     std::function<void(const std::string& path)> on_read = nullptr;
+    // Where files come from when they are not on disk (an engine's pak, zip or asset database):
+    // every file a load or compile() reads by path — the inputs, a .cfg and its members, a .gltf's
+    // buffers, a PACK.jpk read for PACK.jpk:MEMBER — is asked for by its path as the model names
+    // it, joined to the folder of the file that names it and made lexically normal ("a/../b" is
+    // "b"); a name leading above that folder is refused unless allow_outside. Null = the disk.
+    FileReader read_file = nullptr;
 };
 
 // A LoadOptions::read_resource for a model at model_path: URIs are read relative to its folder,
@@ -153,6 +162,8 @@ Expected<std::vector<uint8_t>> read_file(const std::string& path, uint64_t max_b
 // when given, is told the file actually read (the pack for a member).
 Expected<std::vector<uint8_t>> read_input(const std::string& path, uint64_t max_bytes = 1ull << 31,
                                           const std::function<void(const std::string& path)>& on_read = nullptr);
+// The same through options: options.read_file when set (else the disk), max_file_bytes, on_read.
+Expected<std::vector<uint8_t>> read_input(const std::string& path, const LoadOptions& options);
 
 // Writes to a temporary file beside path, then renames it over path: a failure never leaves a
 // partial file and never destroys the old one. The checks of check_output apply.

@@ -259,7 +259,7 @@ ValidationReport validate_bytes(std::span<const uint8_t> bytes, const std::strin
 }
 
 static Expected<ValidationReport> validate_file_unguarded(const std::string& path, const LoadOptions& options) {
-    auto bytes = read_file(path, options.max_file_bytes);
+    auto bytes = read_input(path, options);  // LoadOptions::read_file, else the disk
     if (!bytes) return bytes.error();
     return validate_bytes(*bytes, path, options);
 }

@@ -53,7 +53,7 @@ std::function<Expected<std::vector<uint8_t>>(const std::string&)> resource_reade
     const std::filesystem::path folder = std::filesystem::path(model_path).parent_path();
     const std::string root = detail::confinement_root(model_path, options.root);
     return [folder, root, max_bytes = options.max_file_bytes, allow_outside = options.allow_outside,
-            on_read = options.on_read](const std::string& uri) -> Expected<std::vector<uint8_t>> {
+            on_read = options.on_read, storage = options.read_file](const std::string& uri) -> Expected<std::vector<uint8_t>> {
         // A scheme is letters, digits, '+', '-', '.' before a ':' (RFC 3986 §3.1); a one-letter
         // one would be a Windows drive, equally absolute.
         const size_t colon = uri.find(':');
@@ -62,6 +62,18 @@ std::function<Expected<std::vector<uint8_t>>(const std::string&)> resource_reade
             return make_error(ErrorCode::Unsupported, fmt::format("'{}': only paths are read, beside the model", uri));
         // A decoded "%00" would cut the name the OS sees short of the name checked.
         if (uri.find('\0') != std::string::npos) return make_error(ErrorCode::Malformed, "the path holds a NUL byte");
+        if (storage) {  // the caller's storage: joined and made lexically normal, never above the folder
+            const std::filesystem::path joined = (folder / uri).lexically_normal();
+            const std::filesystem::path inside = joined.lexically_relative(folder.empty() ? std::filesystem::path(".") : folder);
+            if (!allow_outside && (std::filesystem::path(uri).is_absolute() || inside.empty() || *inside.begin() == ".."))
+                return make_error(ErrorCode::ReadFailed, fmt::format("'{}' leads outside the model's folder: refused (a model reads only from its own "
+                                                                     "folder and below; --allow-outside lifts this)", uri));
+            auto bytes = storage(joined.string());
+            if (bytes && bytes->size() > max_bytes)
+                return make_error(ErrorCode::LimitExceeded, fmt::format("'{}': {} bytes, the limit is {}", uri, bytes->size(), max_bytes));
+            if (bytes && on_read) on_read(joined.string());
+            return bytes;
+        }
         // An absolute path replaces folder when joined; confinement then judges it like "../".
         auto path = detail::confine((folder / uri).string(), root, allow_outside);
         if (!path) return path.error();
@@ -78,7 +90,7 @@ std::function<Expected<std::vector<uint8_t>>(const std::string&)> resource_reade
 }
 
 static Expected<Scene> load_unguarded(const std::string& path, const LoadOptions& options) {
-    auto bytes = read_input(path, options.max_file_bytes, options.on_read);  // a file, or PACK.jpk:MEMBER
+    auto bytes = read_input(path, options);  // a file, or PACK.jpk:MEMBER
     if (!bytes) return bytes.error();
     if (options.read_resource) return load_bytes(*bytes, path, options);
     LoadOptions with_folder = options;

@@ -41,7 +41,7 @@ struct Part {
 };
 
 Expected<Part> load_part(const std::string& path, const LoadOptions& options) {
-    auto bytes = read_input(path, options.max_file_bytes, options.on_read);  // a file, or PACK.jpk:MEMBER (jpk.hpp)
+    auto bytes = read_input(path, options);  // a file, or PACK.jpk:MEMBER (jpk.hpp); LoadOptions::read_file
     if (!bytes) return bytes.error();
     Part part;
     const FormatInfo* format = options.format.empty() ? detect_format(*bytes, path) : find_format(options.format);

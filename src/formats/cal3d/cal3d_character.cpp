@@ -105,7 +105,7 @@ Error in_file(Error e, const std::string& path) {
 // confined by the reader), a file given as such from disk (or a PACK.jpk:MEMBER).
 Expected<std::vector<uint8_t>> fetch_member(const Input& in, const LoadOptions& options) {
     if (!in.uri.empty() && options.read_resource) return options.read_resource(in.uri);
-    return read_input(in.path, options.max_file_bytes, options.on_read);
+    return read_input(in.path, options);
 }
 
 // One member file, as load() reads it, except that a mesh or animation keeps its bone ids and
@@ -158,11 +158,10 @@ static Expected<Scene> load_cal3d_character_unguarded(const std::vector<std::str
     LoadOptions member_options = options;
     for (auto& p : paths) {
         if (ends_with_cfg(p)) {
-            auto text = read_file(p, options.max_file_bytes);
+            auto text = read_input(p, options);
             if (!text) return text.error();
-            if (options.on_read) options.on_read(p);
             const std::string_view view(reinterpret_cast<const char*>(text->data()), text->size());
-            if (auto st = parse_cfg(view, p, true, options, inputs, out); !st) return st.error();
+            if (auto st = parse_cfg(view, p, !options.read_file, options, inputs, out); !st) return st.error();
             // Members are read relative to their .cfg, confined as load(path) confines side files.
             member_options.read_resource = resource_reader(p, options);
         } else {
