@@ -55,6 +55,14 @@ fs::path temp_dir() {
     return p;
 }
 
+fs::path files_dir() {
+    fs::path p = temp_dir();
+    p += ".files";
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p;
+}
+
 static std::string quote(const std::string& s) {
     std::string q = "'";
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);

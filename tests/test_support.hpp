@@ -18,6 +18,9 @@ std::vector<uint8_t> read_bytes(const std::filesystem::path& path);
 void write_bytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
 // A fresh empty directory under the build's temp area, unique per test.
 std::filesystem::path temp_dir();
+// A fresh empty sibling of temp_dir(), for files that must survive run_cli() (which calls
+// temp_dir() and so empties the calling test's directory).
+std::filesystem::path files_dir();
 
 struct RunResult {
     int exit_code = -1;

@@ -17,6 +17,18 @@ namespace rigport {
 // exactly two triangles share it; edges are keyed by the unordered pair of endpoint positions
 // plus blend data (so seams with different weights are not neighbours). iqm-iqe.md §1.6, bug 1.
 constexpr uint32_t no_neighbor = 0xFFFFFFFFu;
+// What makes two vertices one endpoint: vertex v's key is words[begin[v] .. begin[v+1]), and
+// vertices with equal keys are one endpoint. A file format keys on the numbers it stores (an IQM
+// file: src/formats/iqm/iqm_adjacency.cpp), so a reader of the file finds the same edges as its writer.
+struct EndpointKeys {
+    std::vector<uint64_t> words;
+    std::vector<uint32_t> begin{0};  // vertex count + 1
+    void end_vertex() { begin.push_back(uint32_t(words.size())); }
+    uint32_t vertex_count() const { return uint32_t(begin.size() - 1); }
+};
+// Triangles numbering vertices globally; an index without a key matches nothing.
+std::vector<Triangle> compute_adjacency(const std::vector<Triangle>& triangles, const EndpointKeys& keys);
+// Keyed on the scene's own numbers (float positions, positive float weights).
 std::vector<Triangle> compute_adjacency(const Scene& scene);
 
 struct AdjacencyComparison {
@@ -138,10 +150,20 @@ void generate_normals(Scene& scene, const std::vector<MeshSmoothing>& smoothing)
 // and +0 stay apart and no stored value changes); first occurrence wins the index.
 void weld_vertices(Scene& scene);
 
+// ---- degenerate triangles (src/process/degenerate.cpp) ------------------------------------
+// A triangle is degenerate when two of its corners are the same vertex or lie at the same
+// position (equal floats; -0 == +0): it has no area and no edge of its own. Collinear corners at
+// distinct positions are kept (exact zero area there depends on rounding). compile() drops them
+// from every input, whatever the output; a mesh with level-of-detail data keeps them (its
+// collapse counts number its faces). Vertices stay. Returns the number dropped.
+bool is_degenerate(const Mesh& mesh, const Triangle& triangle);
+uint64_t drop_degenerate_triangles(Scene& scene);
+
 // ---- vertex cache order (src/process/optimize.cpp) ----------------------------------------
-// Drops degenerate triangles, orders triangles for the post-transform vertex cache
-// (meshoptimizer) and renumbers vertices in first-use order; vertices no triangle uses are kept
-// after the used ones, in their old order (springs and LOD data may name them).
+// Orders triangles for the post-transform vertex cache (meshoptimizer) and renumbers vertices
+// in first-use order; vertices no triangle uses are kept after the used ones, in their old order
+// (springs and LOD data may name them). Degenerate triangles are kept: dropping them is
+// drop_degenerate_triangles's job.
 void optimize_vertex_cache(Scene& scene);
 
 // ---- tangents (src/process/tangents.cpp) --------------------------------------------------

@@ -103,6 +103,11 @@ struct Mesh {
     int32_t lod_steps = 0;             // Cal3D NUMLODSTEPS / lodCount as stored (0 = no LOD)
 
     uint32_t vertex_count() const { return static_cast<uint32_t>(positions.size()); }
+    // Some vertex collapses (Cal3D readers give every vertex an entry, most of them "none").
+    bool has_lod() const;
+    // What of the Cal3D-only data a format without it loses: "cloth springs", "level-of-detail
+    // data", both joined by "and", or "" when the mesh has neither.
+    std::string cloth_and_lod_names() const;
 };
 
 enum class TextureType : uint8_t { Diffuse, Normal, Specular, Emissive, Opacity, Ambient, Other };

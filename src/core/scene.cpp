@@ -51,6 +51,18 @@ float Animation::duration() const {
     return d;
 }
 
+bool Mesh::has_lod() const {
+    for (auto& l : lod)
+        if (l.collapse_id != -1 || l.face_collapse_count != 0) return true;
+    return false;
+}
+
+std::string Mesh::cloth_and_lod_names() const {
+    const bool cloth = !springs.empty(), detail = has_lod();
+    if (cloth && detail) return "cloth springs and level-of-detail data";
+    return cloth ? "cloth springs" : detail ? "level-of-detail data" : "";
+}
+
 uint64_t Scene::vertex_count() const {
     uint64_t n = 0;
     for (auto& m : meshes) n += m.positions.size();

@@ -1,6 +1,5 @@
 // IQM triangle adjacency, computed correctly (iqm-iqe.md §1.6 and bug 1), and its comparison.
 #include <algorithm>
-#include <cstring>
 
 #include "process/process_util.hpp"
 #include "rigport/process.hpp"
@@ -11,92 +10,51 @@ namespace {
 
 using namespace detail;
 
-// Every vertex of the scene by global number, with its blend data in a canonical order
-// (zero weights dropped, heaviest first, then by joint), so equal blends compare equal.
-struct Endpoints {
-    std::vector<const Vec3*> position;
-    std::vector<uint32_t> blend_begin;  // global vertex count + 1
-    std::vector<Influence> blends;
+uint64_t hash_key(const EndpointKeys& keys, uint32_t v) {
+    uint64_t h = 0;
+    for (uint32_t i = keys.begin[v]; i < keys.begin[v + 1]; ++i) h = mix(h, keys.words[i]);
+    return h;
+}
 
-    explicit Endpoints(const Scene& scene) {
-        uint64_t n = scene.vertex_count();
-        position.reserve(n);
-        blend_begin.reserve(n + 1);
-        blend_begin.push_back(0);
-        for (auto& mesh : scene.meshes) {
-            const auto& skin = mesh.skin;
-            const bool skinned = skin.offsets.size() == mesh.positions.size() + 1;
-            for (uint32_t v = 0; v < mesh.positions.size(); ++v) {
-                position.push_back(&mesh.positions[v]);
-                size_t first = blends.size();
-                if (skinned)
-                    for (uint32_t i = skin.offsets[v]; i < skin.offsets[v + 1] && i < skin.influences.size(); ++i)
-                        if (skin.influences[i].weight > 0) blends.push_back(skin.influences[i]);
-                std::sort(blends.begin() + first, blends.end(), [](const Influence& a, const Influence& b) {
-                    return a.weight != b.weight ? a.weight > b.weight : a.joint < b.joint;
-                });
-                blend_begin.push_back(uint32_t(blends.size()));
+bool equal_keys(const EndpointKeys& keys, uint32_t a, uint32_t b) {
+    return std::equal(keys.words.begin() + keys.begin[a], keys.words.begin() + keys.begin[a + 1],
+                      keys.words.begin() + keys.begin[b], keys.words.begin() + keys.begin[b + 1]);
+}
+
+// Endpoint identity: vertices with equal keys are one endpoint.
+std::vector<uint32_t> number_endpoints(const EndpointKeys& keys, uint32_t& next_id) {
+    const uint32_t vertices = keys.vertex_count();
+    std::vector<uint32_t> endpoint(vertices);
+    const size_t mask = table_size(vertices) - 1;
+    std::vector<uint32_t> slot_vertex(mask + 1, no_neighbor);
+    for (uint32_t g = 0; g < vertices; ++g) {
+        for (size_t i = hash_key(keys, g) & mask;; i = (i + 1) & mask) {
+            if (slot_vertex[i] == no_neighbor) {
+                slot_vertex[i] = g;
+                endpoint[g] = next_id++;
+                break;
+            }
+            if (equal_keys(keys, slot_vertex[i], g)) {
+                endpoint[g] = endpoint[slot_vertex[i]];
+                break;
             }
         }
     }
-
-    uint64_t hash(uint32_t g) const {
-        uint64_t h = 0;
-        for (float c : *position[g]) h = mix(h, float_bits(c));
-        for (uint32_t i = blend_begin[g]; i < blend_begin[g + 1]; ++i)
-            h = mix(h, (uint64_t(blends[i].joint) << 32) | float_bits(blends[i].weight));
-        return h;
-    }
-
-    bool equal(uint32_t a, uint32_t b) const {
-        if (*position[a] != *position[b]) return false;
-        uint32_t na = blend_begin[a + 1] - blend_begin[a], nb = blend_begin[b + 1] - blend_begin[b];
-        if (na != nb) return false;
-        for (uint32_t i = 0; i < na; ++i) {
-            const Influence &x = blends[blend_begin[a] + i], &y = blends[blend_begin[b] + i];
-            if (x.joint != y.joint || x.weight != y.weight) return false;
-        }
-        return true;
-    }
-};
+    return endpoint;
+}
 
 }  // namespace
 
-std::vector<Triangle> compute_adjacency(const Scene& scene) {
-    const Endpoints ends(scene);
-    const uint32_t vertices = uint32_t(ends.position.size());
+std::vector<Triangle> compute_adjacency(const std::vector<Triangle>& triangles, const EndpointKeys& keys) {
+    uint32_t fresh = 0;
+    const std::vector<uint32_t> endpoint = number_endpoints(keys, fresh);
 
-    // Endpoint identity: vertices with the same position and blend data are one endpoint.
-    std::vector<uint32_t> endpoint(vertices);
-    {
-        const size_t mask = table_size(vertices) - 1;
-        std::vector<uint32_t> slot_vertex(mask + 1, no_neighbor);
-        uint32_t next_id = 0;
-        for (uint32_t g = 0; g < vertices; ++g) {
-            for (size_t i = ends.hash(g) & mask;; i = (i + 1) & mask) {
-                if (slot_vertex[i] == no_neighbor) {
-                    slot_vertex[i] = g;
-                    endpoint[g] = next_id++;
-                    break;
-                }
-                if (ends.equal(slot_vertex[i], g)) {
-                    endpoint[g] = endpoint[slot_vertex[i]];
-                    break;
-                }
-            }
-        }
-    }
-
-    // Global triangles in endpoint terms.
+    // Triangles in endpoint terms. An index without a key (a file or scene that breaks its
+    // invariants) matches nothing.
     std::vector<std::array<uint32_t, 3>> tris;
-    tris.reserve(scene.triangle_count());
-    uint32_t base = 0, fresh = vertices;
-    for (auto& mesh : scene.meshes) {
-        // An index outside the mesh (a scene that breaks its invariants) matches nothing.
-        auto id = [&](uint32_t v) { return v < mesh.vertex_count() ? endpoint[base + v] : fresh++; };
-        for (auto& t : mesh.triangles) tris.push_back({id(t[0]), id(t[1]), id(t[2])});
-        base += mesh.vertex_count();
-    }
+    tris.reserve(triangles.size());
+    auto id = [&](uint32_t v) { return v < endpoint.size() ? endpoint[v] : fresh++; };
+    for (auto& t : triangles) tris.push_back({id(t[0]), id(t[1]), id(t[2])});
 
     // Edges are unordered: the same edge in the same direction still counts as shared. Each
     // edge (t, k) is filed under its lower endpoint by a counting sort, then each endpoint's few
@@ -133,6 +91,36 @@ std::vector<Triangle> compute_adjacency(const Scene& scene) {
         }
     }
     return adjacency;
+}
+
+// The scene's own numbers: position bits, then the positive influences in a canonical order
+// (heaviest first, then by joint), so equal blends compare equal.
+std::vector<Triangle> compute_adjacency(const Scene& scene) {
+    EndpointKeys keys;
+    std::vector<Triangle> triangles;
+    std::vector<Influence> blends;
+    uint32_t base = 0;
+    for (auto& mesh : scene.meshes) {
+        const auto& skin = mesh.skin;
+        const bool skinned = skin.offsets.size() == mesh.positions.size() + 1;
+        for (uint32_t v = 0; v < mesh.vertex_count(); ++v) {
+            for (float c : mesh.positions[v]) keys.words.push_back(float_bits(c));
+            blends.clear();
+            if (skinned)
+                for (uint32_t i = skin.offsets[v]; i < skin.offsets[v + 1] && i < skin.influences.size(); ++i)
+                    if (skin.influences[i].weight > 0) blends.push_back(skin.influences[i]);
+            std::sort(blends.begin(), blends.end(), [](const Influence& a, const Influence& b) {
+                return a.weight != b.weight ? a.weight > b.weight : a.joint < b.joint;
+            });
+            for (auto& b : blends) keys.words.push_back((uint64_t(b.joint) << 32) | float_bits(b.weight));
+            keys.end_vertex();
+        }
+        // An index outside the mesh matches nothing: it is sent past every key.
+        auto global = [&](uint32_t v) { return v < mesh.vertex_count() ? base + v : no_neighbor; };
+        for (auto& t : mesh.triangles) triangles.push_back({global(t[0]), global(t[1]), global(t[2])});
+        base += mesh.vertex_count();
+    }
+    return compute_adjacency(triangles, keys);
 }
 
 // Entries beyond the shorter list count as no_neighbor.

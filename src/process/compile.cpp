@@ -239,6 +239,14 @@ Expected<Part> load_group(const CompileInput& input, const LoadOptions& options)
     return group;
 }
 
+// One rule for every input, whatever the output (degenerate.cpp): the geometry that is kept
+// loses its degenerate triangles, as the reference compiler's IQE route does.
+void drop_degenerate(Scene& scene, const std::string& path) {
+    if (uint64_t n = drop_degenerate_triangles(scene))
+        scene.warnings.add(WarningCode::DegenerateTriangle,
+                           fmt::format("{}: {} degenerate triangles dropped (a repeated vertex, or two corners at the same position)", path, n));
+}
+
 // Normals when absent, weld, vertex-cache order, tangents when absent (iqm-iqe.md §3.2 3-7).
 void run_pipeline(Part& part) {
     if (!part.has_normals) generate_normals(part.scene, part.smoothing);
@@ -274,6 +282,7 @@ static Expected<Scene> compile_unguarded(const std::vector<CompileInput>& inputs
         if (!group) return group.error();
         const std::string& path = inputs[i].paths.front();
         if (!cal3d) apply_animation_options(group->scene, inputs[i].animation, path);
+        if (first) drop_degenerate(group->scene, path);
         if (group->text) run_pipeline(*group);
         if (first) {
             result = std::move(group->scene);

@@ -1,5 +1,6 @@
-// Vertex cache order with meshoptimizer 0.18: drop degenerate triangles, order triangles for the
-// post-transform cache, number vertices in first-use order (iqm-iqe.md §3.2 step 4).
+// Vertex cache order with meshoptimizer 0.18: order triangles for the post-transform cache,
+// number vertices in first-use order (iqm-iqe.md §3.2 step 4; compile() has already dropped the
+// degenerate triangles, degenerate.cpp).
 #include <meshoptimizer.h>
 
 #include "process/vertex_streams.hpp"
@@ -13,8 +14,7 @@ void optimize_mesh(Mesh& mesh) {
     const uint32_t n = mesh.vertex_count();
     std::vector<uint32_t> indices;
     indices.reserve(mesh.triangles.size() * 3);
-    for (auto& t : mesh.triangles)
-        if (t[0] != t[1] && t[1] != t[2] && t[0] != t[2]) indices.insert(indices.end(), t.begin(), t.end());
+    for (auto& t : mesh.triangles) indices.insert(indices.end(), t.begin(), t.end());
 
     std::vector<uint32_t> remap(n, ~0u);  // old vertex -> new vertex
     if (!indices.empty()) {

@@ -213,6 +213,29 @@ TEST(GltfWrite, ZeroNormalGetsFallbackAndWarning) {
     EXPECT_EQ(float(n[5 * 3 + 1]), 0.6f);
 }
 
+// The dropped-data warning names what the mesh has: springs, LOD data, or both; LOD entries that
+// collapse nothing (a Cal3D reader gives every vertex one) are no LOD data.
+TEST(GltfWrite, DroppedSpringsAndLodNamedAsTheyAre) {
+    auto dropped = [](bool springs, int32_t collapse_id) {
+        Scene s = make_sample_scene();
+        if (springs) s.meshes[0].springs = {{0, 1, 1, 1}};
+        s.meshes[0].lod.resize(s.meshes[0].vertex_count());
+        s.meshes[0].lod[2].collapse_id = collapse_id;
+        Warnings w;
+        SaveOptions o;
+        o.warnings = &w;
+        write_glb(s, o);
+        std::string messages;
+        for (auto& item : w.items)
+            if (item.code == WarningCode::DroppedData && item.message.find("no glTF form") != std::string::npos) messages += item.message;
+        return messages;
+    };
+    EXPECT_NE(dropped(true, -1).find(": cloth springs have no glTF form"), std::string::npos) << dropped(true, -1);
+    EXPECT_NE(dropped(false, 0).find(": level-of-detail data have no glTF form"), std::string::npos) << dropped(false, 0);
+    EXPECT_NE(dropped(true, 0).find(": cloth springs and level-of-detail data have"), std::string::npos) << dropped(true, 0);
+    EXPECT_EQ(dropped(false, -1), "");
+}
+
 TEST(GltfWrite, RegistryDetectionAndLoad) {
     const std::vector<uint8_t> glb = write_glb(make_sample_scene());
     const FormatInfo* f = detect_format(glb, "whatever.bin");

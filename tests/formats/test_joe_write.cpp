@@ -160,6 +160,27 @@ TEST(JoeWrite, SeveralMeshesAreMergedAndTexturesReported) {
     EXPECT_EQ(sb->triangle_count(), s.triangle_count());
 }
 
+// Cal3D's springs and LOD collapses have no JOE form: the warning names the one the mesh has.
+TEST(JoeWrite, DroppedSpringsOrLodAreNamed) {
+    Scene s = quad_scene(Winding::CounterClockwise, UpAxis::Z);
+    s.meshes[0].lod.resize(4);  // entries that collapse nothing are no LOD data
+    s.meshes[0].springs = {{0, 1, 1, 1}};
+    Warnings w;
+    SaveOptions o;
+    o.warnings = &w;
+    ASSERT_TRUE(save_bytes(s, "cloth.joe", o));
+    EXPECT_TRUE(has_warning(w, "cloth springs are not written"));
+    EXPECT_FALSE(has_warning(w, "level-of-detail"));
+
+    s.meshes[0].springs.clear();
+    s.meshes[0].lod[1] = {0, 1};
+    Warnings wl;
+    o.warnings = &wl;
+    ASSERT_TRUE(save_bytes(s, "lod.joe", o));
+    EXPECT_TRUE(has_warning(wl, "level-of-detail data are not written"));
+    EXPECT_FALSE(has_warning(wl, "springs"));
+}
+
 TEST(JoeWrite, MeshesWithoutNormalsGetFlatNormals) {
     Scene s = quad_scene(Winding::CounterClockwise, UpAxis::Z);
     s.meshes[0].normals.clear();

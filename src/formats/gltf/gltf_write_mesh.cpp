@@ -180,8 +180,8 @@ Expected<Ok> write_meshes(WriteContext& ctx) {
         write_custom(ctx, mesh, where, p);
         write_targets(ctx, mesh, where, md);
         if (mesh.material >= 0) p.material = uint32_t(mesh.material);
-        if (!mesh.springs.empty() || !mesh.lod.empty())
-            ctx.warn(WarningCode::DroppedData, fmt::format("{}: cloth springs and level-of-detail data have no glTF form; not written", where));
+        if (std::string what = mesh.cloth_and_lod_names(); !what.empty())
+            ctx.warn(WarningCode::DroppedData, fmt::format("{}: {} have no glTF form; not written", where, what));
 
         Node node;
         node.name = mesh.name;

@@ -131,7 +131,7 @@ void Writer::mesh(const Mesh& m, uint32_t index) {
     if (m.colors.size() > 1) dropped(fmt::format("mesh '{}': color sets after the first", m.name));
     if (!m.morph_targets.empty()) dropped(fmt::format("mesh '{}': morph targets", m.name));
     if (!m.springs.empty() || !m.spring_weights.empty()) dropped(fmt::format("mesh '{}': cloth springs", m.name));
-    if (!m.lod.empty()) dropped(fmt::format("mesh '{}': level-of-detail collapses", m.name));
+    if (m.has_lod()) dropped(fmt::format("mesh '{}': level-of-detail collapses", m.name));
 
     std::vector<int> slot(m.custom.size(), -1);
     for (size_t c = 0; c < m.custom.size(); ++c) {

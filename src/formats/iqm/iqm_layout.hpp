@@ -9,6 +9,7 @@
 
 #include "rigport/error.hpp"
 #include "rigport/io.hpp"
+#include "rigport/process.hpp"
 #include "rigport/scene.hpp"
 #include "rigport/validate.hpp"
 
@@ -143,6 +144,11 @@ Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options)
 Expected<IqmFile> from_scene(const Scene& scene, const SaveOptions& options);
 std::vector<uint8_t> serialize(const IqmFile& file);
 Expected<std::vector<uint8_t>> write(const Scene& scene, const SaveOptions& options);
+
+// Adjacency of the file's triangles keyed on its stored numbers: the stored position values and
+// the blend slots with a stored weight other than 0 (iqm_adjacency.cpp). The writer stores it and
+// validate() compares the stored adjacency against it.
+std::vector<Triangle> compute_adjacency(const IqmFile& file);
 
 // IQM-specific validation (iqm-iqe.md §9) added to the report.
 void validate(std::span<const uint8_t> bytes, const LoadOptions& options, ValidationReport& report);

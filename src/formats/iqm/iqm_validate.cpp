@@ -203,18 +203,9 @@ void check_meshes(const IqmFile& f, Report& r) {
               {}, degenerate);
 }
 
-// The scene numbers triangles mesh by mesh; the file's adjacency numbers them globally. The two
-// agree when the meshes tile [0, num_triangles) in order.
-bool meshes_tile_triangles(const IqmFile& f) {
-    uint64_t next = 0;
-    for (auto& m : f.meshes) {
-        if (m.first_triangle != next) return false;
-        next += m.num_triangles;
-    }
-    return next == f.triangles.size();
-}
-
-void check_adjacency(const IqmFile& f, const Scene* scene, Report& r) {
+// Compared with the adjacency the writer stores, keyed on the same stored numbers, so a file
+// rigport wrote always matches.
+void check_adjacency(const IqmFile& f, Report& r) {
     if (!f.has_adjacency) return;
     const uint64_t n = f.triangles.size();
     uint64_t bad = 0;
@@ -224,12 +215,7 @@ void check_adjacency(const IqmFile& f, const Scene* scene, Report& r) {
         r.add(Severity::Error, "adjacency.range", fmt::format("{} adjacency entries name a triangle >= {}", bad, n), f.header.ofs_adjacency, bad);
         return;
     }
-    if (!scene) return;
-    if (!meshes_tile_triangles(f)) {
-        r.add(Severity::Info, "adjacency.not_compared", "meshes do not cover the triangles in order; stored adjacency not compared");
-        return;
-    }
-    const AdjacencyComparison c = compare_adjacency(f.adjacency, compute_adjacency(*scene));
+    const AdjacencyComparison c = compare_adjacency(f.adjacency, compute_adjacency(f));
     r.adjacency = c;
     const uint64_t wrong = c.wrong + c.extra;
     if (wrong == 0 && c.missing == 0) {
@@ -443,7 +429,7 @@ void validate(std::span<const uint8_t> bytes, const LoadOptions& options, Valida
         return;
     }
     const IqmFile& f = *file;
-    // The scene is needed for the recomputations (adjacency, bounds); if it cannot be built the
+    // The scene is needed for the recomputation of bounds; if it cannot be built the
     // loader reports why, and the record-level checks still run.
     auto scene = to_scene(f, warnings);
     const Scene* s = scene ? &*scene : nullptr;
@@ -453,7 +439,7 @@ void validate(std::span<const uint8_t> bytes, const LoadOptions& options, Valida
     check_text(f, report);
     check_arrays(f, report);
     check_meshes(f, report);
-    check_adjacency(f, s, report);
+    check_adjacency(f, report);
     check_joints(f, report);
     check_poses(f, report);
     check_anims(f, report);

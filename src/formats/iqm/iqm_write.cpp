@@ -66,7 +66,7 @@ Expected<IqmFile> from_scene(const Scene& input, const SaveOptions& options) {
         if (warnings) {  // what IQM cannot hold (§1.3): reported, never silently lost
             if (!m.morph_targets.empty()) warnings->add(WarningCode::DroppedData, "IQM has no morph targets; they were not written");
             if (!m.springs.empty()) warnings->add(WarningCode::DroppedData, "IQM has no cloth springs; they were not written");
-            if (!m.lod.empty()) warnings->add(WarningCode::DroppedData, "IQM has no level-of-detail data; it was not written");
+            if (m.has_lod()) warnings->add(WarningCode::DroppedData, "IQM has no level-of-detail data; it was not written");
         }
     }
     if (warnings)
@@ -83,7 +83,7 @@ Expected<IqmFile> from_scene(const Scene& input, const SaveOptions& options) {
     fill_arrays(scene, plans, file, warnings);
 
     if (!file.triangles.empty()) {
-        file.adjacency = compute_adjacency(scene);
+        file.adjacency = compute_adjacency(file);  // keyed on the stored arrays, as validate() is
         file.has_adjacency = true;
     }
 

@@ -151,6 +151,8 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
         if (!mesh.skin.empty()) warn(options, WarningCode::DroppedData, "skin influences are not written: JOE is static geometry");
         if (!mesh.tangents.empty()) warn(options, WarningCode::DroppedData, "tangents are not written (JOE has none)");
         if (!mesh.custom.empty()) warn(options, WarningCode::DroppedData, "custom vertex arrays are not written");
+        if (std::string what = mesh.cloth_and_lod_names(); !what.empty())
+            warn(options, WarningCode::DroppedData, what + " are not written (JOE has none)");
         if (mesh.texcoords.empty() && !mesh.triangles.empty())
             warn(options, WarningCode::DroppedData, "a mesh without texcoords gets texcoord (0,0) at every corner");
     }
