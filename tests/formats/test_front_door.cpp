@@ -75,6 +75,19 @@ TEST_F(FrontDoor, LibraryFromStorageEqualsTheCliByteForByte) {
     }
 }
 
+// Two .cfg files in two folders, one character: each reads its members from its own folder.
+TEST_F(FrontDoor, EachCfgReadsItsMembersFromItsOwnFolder) {
+    fs::create_directories(dir / "more");
+    fs::copy_file(dir / "cal/sample_wave.xaf", dir / "more/moved.xaf");
+    const std::string cfg = "animation=moved.xaf\n";
+    write_bytes(dir / "more/more.cfg", std::vector<uint8_t>(cfg.begin(), cfg.end()));
+    auto both = load_cal3d_character({(dir / "cal/sample.cfg").string(), (dir / "more/more.cfg").string()});
+    ASSERT_TRUE(both) << both.error().to_string();
+    EXPECT_EQ(both->animations.size(), 3u);
+    RunResult r = run_cli({"info", (dir / "cal/sample.cfg").string(), (dir / "more/more.cfg").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(FrontDoor, LoadFromStorageServesSideFilesAndRefusesNamesLeadingOut) {
     Pak pak(dir);
     LoadOptions options;

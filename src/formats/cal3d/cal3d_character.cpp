@@ -27,9 +27,11 @@ struct Input {
     std::string cfg;
     uint32_t line = 0;
     std::string key, value;
-    // Named by a .cfg: the member relative to the .cfg (path= prefix and value), read through
-    // LoadOptions::read_resource, which confines it.
+    // Named by a .cfg: the member relative to the .cfg (path= prefix and value), read through a
+    // resource reader, which confines it: the .cfg's own when the .cfg was read by path (cfg_by_path;
+    // each .cfg of several its own), else LoadOptions::read_resource.
     std::string uri;
+    bool cfg_by_path = false;
 };
 
 Error at_line(Error e, const std::string& cfg, uint32_t line) {
@@ -52,12 +54,14 @@ bool ends_with_cfg(const std::string& p) {
 }
 
 // §4.5: key=value lines, '#' comments; paths relative to the .cfg (or to path=). `cfg` names the
-// file in messages. A .cfg read from disk (on_disk) has every path, path= included, checked at its
-// line to resolve (through '..' and symlinks) into the .cfg's folder or below (LoadOptions::root
-// when set) unless allow_outside; the members are then read through a resource reader confined
-// the same way. A .cfg given as bytes leaves that to the caller's read_resource.
-Status parse_cfg(std::string_view text, const std::string& cfg, bool on_disk, const LoadOptions& options, std::vector<Input>& inputs,
+// file in messages. A .cfg read by path (on_path) from disk has every path, path= included, checked
+// at its line to resolve (through '..' and symlinks) into the .cfg's folder or below
+// (LoadOptions::root when set) unless allow_outside, and its members are read through its own
+// resource reader, confined the same way (LoadOptions::read_file's storage: lexically). A .cfg
+// given as bytes leaves that to the caller's read_resource.
+Status parse_cfg(std::string_view text, const std::string& cfg, bool on_path, const LoadOptions& options, std::vector<Input>& inputs,
                  Scene& scene) {
+    const bool on_disk = on_path && !options.read_file;
     const std::string root = on_disk ? detail::confinement_root(cfg, options.root) : std::string();
     const fs::path folder = fs::path(cfg).parent_path();
     fs::path prefix;  // path=, relative to the .cfg
@@ -88,7 +92,7 @@ Status parse_cfg(std::string_view text, const std::string& cfg, bool on_disk, co
             if (on_disk)
                 if (auto inside = detail::confine(path, root, options.allow_outside); !inside)
                     return at_line(make_error(ErrorCode::ReadFailed, fmt::format("{}={}: {}", key, value, inside.error().message)), cfg, line_no);
-            inputs.push_back(Input{path, cfg, line_no, key, value, uri});
+            inputs.push_back(Input{path, cfg, line_no, key, value, uri, on_path});
         } else {
             scene.warnings.add(WarningCode::UnknownCommand, fmt::format("{}:{}: unknown key '{}' ignored", cfg, line_no, key));
         }
@@ -104,6 +108,7 @@ Error in_file(Error e, const std::string& path) {
 // A member's bytes: one a .cfg names comes through options.read_resource (relative to the .cfg,
 // confined by the reader), a file given as such from disk (or a PACK.jpk:MEMBER).
 Expected<std::vector<uint8_t>> fetch_member(const Input& in, const LoadOptions& options) {
+    if (!in.uri.empty() && in.cfg_by_path) return resource_reader(in.cfg, options)(in.uri);  // confined to its .cfg's folder
     if (!in.uri.empty() && options.read_resource) return options.read_resource(in.uri);
     return read_input(in.path, options);
 }
@@ -155,20 +160,17 @@ static Expected<Scene> assemble_character(const std::vector<Input>& inputs, Scen
 static Expected<Scene> load_cal3d_character_unguarded(const std::vector<std::string>& paths, const LoadOptions& options) {
     Scene out;
     std::vector<Input> inputs;
-    LoadOptions member_options = options;
     for (auto& p : paths) {
         if (ends_with_cfg(p)) {
             auto text = read_input(p, options);
             if (!text) return text.error();
             const std::string_view view(reinterpret_cast<const char*>(text->data()), text->size());
-            if (auto st = parse_cfg(view, p, !options.read_file, options, inputs, out); !st) return st.error();
-            // Members are read relative to their .cfg, confined as load(path) confines side files.
-            member_options.read_resource = resource_reader(p, options);
+            if (auto st = parse_cfg(view, p, true, options, inputs, out); !st) return st.error();
         } else {
-            inputs.push_back(Input{p, {}, 0, {}, {}, {}});
+            inputs.push_back(Input{p, {}, 0, {}, {}, {}, false});
         }
     }
-    return assemble_character(inputs, std::move(out), member_options);
+    return assemble_character(inputs, std::move(out), options);
 }
 
 static Expected<Scene> assemble_character(const std::vector<Input>& inputs, Scene out, const LoadOptions& options) {
