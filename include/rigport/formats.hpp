@@ -25,6 +25,10 @@ struct FormatInfo {
     Expected<Output> (*write)(const Scene& scene, const std::string& path, const SaveOptions& options) = nullptr;
     // Format-specific structural checks, added to the report (may be null).
     void (*validate)(std::span<const uint8_t> bytes, const LoadOptions& options, ValidationReport& report) = nullptr;
+    // What the format holds, so that a caller prepares a scene for it without knowing its name:
+    uint32_t max_influences = 0;   // skin influences per vertex it stores (IQM: 4); 0 = any number
+    bool stated_duration = false;  // keeps a clip's length past its last key (Cal3D DURATION): no end keys are added
+    bool holds_images = false;     // carries image data itself (glTF: inside the file, or beside it)
 };
 
 const std::vector<FormatInfo>& formats();

@@ -28,29 +28,29 @@ Expected<Output> single_file(const Scene& scene, const std::string&, const SaveO
 
 const std::vector<FormatInfo>& formats() {
     static const std::vector<FormatInfo> list = {
-        FormatInfo{"iqm", "Inter-Quake Model (binary), v1 and v2", {".iqm"}, &iqm::detect, &iqm::read, &single_file<&iqm::write>, &iqm::validate},
+        FormatInfo{"iqm", "Inter-Quake Model (binary), v1 and v2", {".iqm"}, &iqm::detect, &iqm::read, &single_file<&iqm::write>, &iqm::validate, 4},
         FormatInfo{"iqe", "Inter-Quake Export (text)", {".iqe"}, &iqe::detect, &iqe::read, &single_file<&iqe::write>, nullptr},
         // Write: .glb -> binary container; anything else -> JSON with a <stem>.bin buffer. Read:
         // either container. Detected by the GLB header only: JSON is claimed by extension, never
         // by content (a .json file is not assumed to be glTF).
-        FormatInfo{"gltf", "glTF 2.0 (.gltf JSON + .bin, or .glb binary)", {".gltf", ".glb"}, &gltf::detect, &gltf::read, &gltf::write, nullptr},
+        FormatInfo{"gltf", "glTF 2.0 (.gltf JSON + .bin, or .glb binary)", {".gltf", ".glb"}, &gltf::detect, &gltf::read, &gltf::write, nullptr, 0, false, true},
         // The same writer forced to GLB whatever the output is called (--format glb); reads either.
-        FormatInfo{"glb", "glTF 2.0 binary container (writes GLB whatever the extension)", {}, nullptr, &gltf::read, &gltf::write_glb, nullptr},
+        FormatInfo{"glb", "glTF 2.0 binary container (writes GLB whatever the extension)", {}, nullptr, &gltf::read, &gltf::write_glb, nullptr, 0, false, true},
         // Cal3D: one entry per file type and encoding (formats/cal3d.md); binary by magic + version,
         // XML by its header or root element. Whole characters: the "cal3d" (.cfg) entry below.
-        FormatInfo{"cal3d-csf", "Cal3D binary skeleton", {".csf"}, &cal3d::detect_csf, &cal3d::read_csf, &cal3d::write_csf, nullptr},
-        FormatInfo{"cal3d-cmf", "Cal3D binary mesh", {".cmf"}, &cal3d::detect_cmf, &cal3d::read_cmf, &cal3d::write_cmf, nullptr},
-        FormatInfo{"cal3d-caf", "Cal3D binary animation", {".caf"}, &cal3d::detect_caf, &cal3d::read_caf, &cal3d::write_caf, nullptr},
-        FormatInfo{"cal3d-crf", "Cal3D binary material", {".crf"}, &cal3d::detect_crf, &cal3d::read_crf, &cal3d::write_crf, nullptr},
-        FormatInfo{"cal3d-cpf", "Cal3D binary morph animation", {".cpf"}, &cal3d::detect_cpf, &cal3d::read_cpf, &cal3d::write_cpf, nullptr},
-        FormatInfo{"cal3d-xsf", "Cal3D XML skeleton", {".xsf"}, &cal3d::detect_xsf, &cal3d::read_xsf, &cal3d::write_xsf, nullptr},
-        FormatInfo{"cal3d-xmf", "Cal3D XML mesh", {".xmf"}, &cal3d::detect_xmf, &cal3d::read_xmf, &cal3d::write_xmf, nullptr},
-        FormatInfo{"cal3d-xaf", "Cal3D XML animation", {".xaf"}, &cal3d::detect_xaf, &cal3d::read_xaf, &cal3d::write_xaf, nullptr},
-        FormatInfo{"cal3d-xrf", "Cal3D XML material", {".xrf"}, &cal3d::detect_xrf, &cal3d::read_xrf, &cal3d::write_xrf, nullptr},
-        FormatInfo{"cal3d-xpf", "Cal3D XML morph animation", {".xpf"}, &cal3d::detect_xpf, &cal3d::read_xpf, &cal3d::write_xpf, nullptr},
+        FormatInfo{"cal3d-csf", "Cal3D binary skeleton", {".csf"}, &cal3d::detect_csf, &cal3d::read_csf, &cal3d::write_csf, nullptr, 0, true},
+        FormatInfo{"cal3d-cmf", "Cal3D binary mesh", {".cmf"}, &cal3d::detect_cmf, &cal3d::read_cmf, &cal3d::write_cmf, nullptr, 0, true},
+        FormatInfo{"cal3d-caf", "Cal3D binary animation", {".caf"}, &cal3d::detect_caf, &cal3d::read_caf, &cal3d::write_caf, nullptr, 0, true},
+        FormatInfo{"cal3d-crf", "Cal3D binary material", {".crf"}, &cal3d::detect_crf, &cal3d::read_crf, &cal3d::write_crf, nullptr, 0, true},
+        FormatInfo{"cal3d-cpf", "Cal3D binary morph animation", {".cpf"}, &cal3d::detect_cpf, &cal3d::read_cpf, &cal3d::write_cpf, nullptr, 0, true},
+        FormatInfo{"cal3d-xsf", "Cal3D XML skeleton", {".xsf"}, &cal3d::detect_xsf, &cal3d::read_xsf, &cal3d::write_xsf, nullptr, 0, true},
+        FormatInfo{"cal3d-xmf", "Cal3D XML mesh", {".xmf"}, &cal3d::detect_xmf, &cal3d::read_xmf, &cal3d::write_xmf, nullptr, 0, true},
+        FormatInfo{"cal3d-xaf", "Cal3D XML animation", {".xaf"}, &cal3d::detect_xaf, &cal3d::read_xaf, &cal3d::write_xaf, nullptr, 0, true},
+        FormatInfo{"cal3d-xrf", "Cal3D XML material", {".xrf"}, &cal3d::detect_xrf, &cal3d::read_xrf, &cal3d::write_xrf, nullptr, 0, true},
+        FormatInfo{"cal3d-xpf", "Cal3D XML morph animation", {".xpf"}, &cal3d::detect_xpf, &cal3d::read_xpf, &cal3d::write_xpf, nullptr, 0, true},
         // A whole Cal3D character: the .cfg list and its files beside it. No content detection and a
         // reader that points to load_cal3d_character: a .cfg is read through the compile front end.
-        FormatInfo{"cal3d", "Cal3D character (.cfg + skeleton, mesh, material, animation files)", {".cfg"}, nullptr, &cal3d::read_cfg, &cal3d::write_cfg, nullptr},
+        FormatInfo{"cal3d", "Cal3D character (.cfg + skeleton, mesh, material, animation files)", {".cfg"}, nullptr, &cal3d::read_cfg, &cal3d::write_cfg, nullptr, 0, true},
         // VDrift JOE v3 (formats/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
         // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
         FormatInfo{"joe", "VDrift JOE v3 static mesh (frames as morph targets)", {".joe"}, &joe::detect, &joe::read, &single_file<&joe::write>, &joe::validate},

@@ -206,11 +206,10 @@ int run_convert(const ConvertArgs& a) {
     options.transform = transform;
     options.force_joints = a.force_joints;
     options.load.on_read = [&write_options](const std::string& path) { write_options.protect.push_back(path); };
-    // Cal3D output keeps DURATION itself and leaves the end-of-clip rule to the player: no keys added.
-    const bool cal3d_out = out_format->name.rfind("cal3d", 0) == 0;
-    options.clip_end = a.clip_end.empty() && cal3d_out ? ClipEnd::None : clip_end;
-    // IQM holds 4 influences per vertex; other formats keep what the scene has.
-    options.max_influences = out_format->name == "iqm" ? 4 : 0;
+    // A format that keeps a clip's stated length (Cal3D DURATION) leaves the end-of-clip rule to the
+    // player: no keys added. Influences are limited to what the format stores (IQM: 4).
+    options.clip_end = a.clip_end.empty() && out_format->stated_duration ? ClipEnd::None : clip_end;
+    options.max_influences = out_format->max_influences;
     auto scene = compile(*inputs, options);
     if (!scene) {
         print_error(scene.error().to_string());
@@ -236,7 +235,7 @@ int run_convert(const ConvertArgs& a) {
     save_options.gltf.embed_buffer = is_stdout_path(a.output);  // standard output carries one file
     save_options.joe.force = a.force;
     save_options.cal3d = cal3d;
-    const bool gltf_out = out_format->name == "gltf" || out_format->name == "glb";
+    const bool gltf_out = out_format->holds_images;
     // Images the inputs hold (a .glb's textures) go inside a glTF or beside the output; standard
     // output carries one file, so beside another format they are left out there.
     if (images.mode == ImageOptions::Mode::None) drop_embedded_images(*scene, "--images none", write_warnings);

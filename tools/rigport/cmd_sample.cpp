@@ -30,7 +30,7 @@ int run_sample(const SampleArgs& a) {
     options.warnings = &warnings;
     // glTF holds images: the sample's texture goes inside. Other formats name it, so it is
     // written beside them as sample.png (where a later convert to glTF finds it).
-    const bool gltf = format->name == "gltf" || format->name == "glb";
+    const bool gltf = format->holds_images;
     options.gltf.embed_buffer = is_stdout_path(a.output);
     if (gltf) options.gltf.images.push_back(GltfImage{"sample.png", "", "image/png", make_sample_texture()});
     auto output = save_output(scene, a.output, options);

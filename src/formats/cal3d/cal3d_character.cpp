@@ -105,8 +105,10 @@ Error in_file(Error e, const std::string& path) {
     return e;
 }
 
-// A member's bytes: one a .cfg names comes through options.read_resource (relative to the .cfg,
-// confined by the reader), a file given as such from disk (or a PACK.jpk:MEMBER).
+// A member's bytes: one a .cfg names is read relative to that .cfg, through the .cfg's own
+// resource reader when the .cfg was read by path, else through options.read_resource (either
+// confines it); a file given as such is read by its path (LoadOptions::read_file or the disk, or
+// a PACK.jpk:MEMBER).
 Expected<std::vector<uint8_t>> fetch_member(const Input& in, const LoadOptions& options) {
     if (!in.uri.empty() && in.cfg_by_path) return resource_reader(in.cfg, options)(in.uri);  // confined to its .cfg's folder
     if (!in.uri.empty() && options.read_resource) return options.read_resource(in.uri);
