@@ -13,6 +13,7 @@
 
 #include "formats/iqe/iqe_layout.hpp"
 #include "rigport/compile.hpp"
+#include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 
 namespace {
@@ -70,7 +71,7 @@ void BM_iqe_parse(benchmark::State& state) {
 void BM_iqe_compile_to_iqm(benchmark::State& state) {
     const auto size = std::filesystem::file_size(model_path());
     for (auto _ : state) {
-        auto scene = rigport::compile({rigport::CompileInput{{model_path()}, {}}}, rigport::CompileOptions{});
+        auto scene = rigport::compile({rigport::CompileInput{{model_path()}, {}}}, rigport::compiler_options(*rigport::find_format("iqm")));
         if (!scene) return state.SkipWithError(scene.error().to_string().c_str());
         auto out = rigport::save_bytes(*scene, "out.iqm");
         if (!out) return state.SkipWithError(out.error().to_string().c_str());

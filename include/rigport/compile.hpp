@@ -30,21 +30,41 @@ struct CompileInput {
     AnimationInputOptions animation;
 };
 
+// What compile() does to the geometry of text inputs (IQE) beyond reading it.
+enum class Pipeline : uint8_t {
+    // As load() gives it: normals from the IQE smoothing rules where the file has none.
+    Plain,
+    // The reference compiler's steps before writing (iqm-iqe.md §3.2 3-7): Plain, then equal
+    // vertices welded, triangles in vertex-cache order, tangents where absent. `rigport convert`.
+    Compiler,
+};
+
+// Every default is a plain load of the inputs as one model; a writer's needs are asked for
+// explicitly (compiler_options() gives what `rigport convert` uses for an output format).
 struct CompileOptions {
     LoadOptions load;
     TransformOptions transform;  // -s / -r / -t, applied after the pipeline
     bool force_joints = false;   // -j
-    uint32_t max_influences = 4; // influences kept per vertex (IQM holds 4); 0 keeps all
-    // Animations whose stated length (Cal3D DURATION) runs past their last key (apply_clip_end).
-    ClipEnd clip_end = ClipEnd::Clamp;
+    Pipeline pipeline = Pipeline::Plain;
+    uint32_t max_influences = 0; // influences kept per vertex (the heaviest, renormalized); 0 keeps all
+    // Animations whose stated length (Cal3D DURATION) runs past their last key (apply_clip_end):
+    // None keeps the keys as they are (a warning names the gap).
+    ClipEnd clip_end = ClipEnd::None;
 };
+
+struct FormatInfo;
+// What `rigport convert` compiles with for an output format: Pipeline::Compiler, the influences
+// the format stores (FormatInfo::max_influences: IQM 4), and end-of-clip keys added (Clamp) unless
+// the format keeps a clip's stated length itself (FormatInfo::stated_duration: None).
+CompileOptions compiler_options(const FormatInfo& output);
 
 // True when the path names a Cal3D file by its extension: .cfg, .csf/.xsf, .cmf/.xmf, .crf/.xrf,
 // .caf/.xaf, .cpf/.xpf (any letter case).
 bool is_cal3d_path(const std::string& path);
 
-// Loads every input, merges them into one scene and runs the pipeline for text inputs (normals
-// when absent, weld, vertex cache order, tangents, influence limit). Animation inputs whose
+// Loads every input, merges them into one scene, drops degenerate triangles, gives text inputs
+// without normals the smoothing rules' normals and runs options.pipeline on them, then limits
+// influences (options.max_influences). Animation inputs whose
 // skeleton differs from the mesh's are matched by joint name or rejected with an Error naming the
 // file and the joint, never merged inconsistently. Cal3D files (is_cal3d_path), in any order and
 // in whatever inputs they are given, form one character loaded by load_cal3d_character at the

@@ -71,26 +71,47 @@ enum class WarningCode : uint16_t {
     UnweightedVertex,       // a skinned mesh's vertex without influences, bound to a fallback joint
     TextureNotFound,        // a material's texture file is not where the model says
     PartMissing,            // a file a model names (.cfg member) is missing; left out (allow_missing)
-    Other,
+    CountMismatch,          // a stated count differs from the elements present; what is read is said
+    NonFiniteValue,         // NaN or infinity replaced (by 0 unless the message says otherwise)
+    ValueClamped,           // a value outside its range clamped into it (colours, sizes, counts)
+    Ignored,                // something read and left unused (an extension, a stray command, options that do not apply)
+    Tolerated,              // breaks the format's rules in a way its tools accept; read as meant
+    KeysAdjusted,           // animation keys sorted, filled in, resampled, or a length written for them
+    BindPoseMismatch,       // stored bind pose and inverse bind disagree (or cannot be exact); what is used is said
+    ReaderDifference,       // a reference reader (VDrift, upstream Cal3D, IMVU) treats this otherwise; rigport's choice is said
+    Substituted,            // a stand-in for what the data lacks (a default material, zero normals, identity rotations)
+    ArchiveLayout,          // a pack's entries repeat, overlap or leave stale bytes
+    Interpreted,            // data whose meaning the file leaves open, read by the stated rule
+    Other,                  // not used by rigport's readers and writers; kept for callers' own warnings
 };
 
 const char* to_string(WarningCode code);
 
-// Warnings are typed and deduplicated: the same (code, message) is counted, never repeated.
+// Warnings are typed and deduplicated: the same (code, message, path) is counted, never repeated.
 struct Warning {
     WarningCode code = WarningCode::Other;
     std::string message;
     uint32_t count = 1;
     std::optional<uint64_t> offset;  // first occurrence
+    // The file it is about: the input a reader read (load, compile and validate name it; a member
+    // of a .cfg names the member), or the output a writer wrote. Empty for unnamed bytes.
+    std::string path;
+
+    // "path: offset 124: message" / "path: message" / "message" (as Error::to_string).
+    std::string to_string() const;
 };
 
 struct Warnings {
     std::vector<Warning> items;
     // Constant time per call: a file with 50,000 distinct warnings costs linear time, not quadratic.
-    void add(WarningCode code, std::string message, std::optional<uint64_t> offset = {});
+    void add(WarningCode code, std::string message, std::optional<uint64_t> offset = {}, std::string path = {});
+    // Another list's warning, counts added to an equal one's.
+    void add_warning(const Warning& warning);
+    // Every warning without a path gets this one (a reader's warnings name the file it read).
+    void set_path(const std::string& path);
     bool has(WarningCode code) const;
 
-    // items by hash of (code, message); rebuilt by add() whenever items was changed directly.
+    // items by hash of (code, message, path); rebuilt whenever it does not cover items exactly.
     std::unordered_multimap<uint64_t, size_t> index;
 };
 

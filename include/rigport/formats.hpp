@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rigport/error.hpp"
@@ -13,6 +14,14 @@
 #include "rigport/validate.hpp"
 
 namespace rigport {
+
+// Counts a file stores per part that its scene does not show (JOE: each frame's faces, verts,
+// texcoords, normals and corners, before VDrift welds corners; docs/joe.md). `rigport info` prints
+// them as "<format> <part> <i>: <value> <name>, ..." and in JSON as "<format>_<part>s".
+struct StoredPart {
+    std::string_view part;                                   // "frame"
+    std::vector<std::pair<std::string_view, uint64_t>> counts;  // in the file's order
+};
 
 struct FormatInfo {
     std::string_view name;                     // "iqm"
@@ -29,6 +38,8 @@ struct FormatInfo {
     uint32_t max_influences = 0;   // skin influences per vertex it stores (IQM: 4); 0 = any number
     bool stated_duration = false;  // keeps a clip's length past its last key (Cal3D DURATION): no end keys are added
     bool holds_images = false;     // carries image data itself (glTF: inside the file, or beside it)
+    // Counts the file stores per part, for inspection (may be null).
+    Expected<std::vector<StoredPart>> (*stored_parts)(std::span<const uint8_t> bytes) = nullptr;
 };
 
 const std::vector<FormatInfo>& formats();

@@ -5,6 +5,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rigport/error.hpp"
@@ -113,7 +114,8 @@ struct SaveOptions {
     std::string format;  // registry name; empty = from the output extension
     // IQM: write joints (with names) even for a file without meshes (the compiler's -j).
     bool force_joints = false;
-    // Where a writer reports what the target format cannot hold (null = not reported).
+    // Where a writer also reports what the target format cannot hold (save_output's Output::warnings
+    // always has them; save() reports them here only).
     Warnings* warnings = nullptr;
     GltfOptions gltf;
     Cal3dOptions cal3d;
@@ -132,6 +134,8 @@ struct OutputFile {
 struct Output {
     std::vector<uint8_t> bytes;
     std::vector<OutputFile> side_files;
+    std::string_view format;  // what was written: the registry name, or the variant ("glb" for a .glb)
+    Warnings warnings;        // what the target format could not hold (also added to SaveOptions::warnings)
 };
 
 // How outputs replace files (write_output, write_file_atomic). Every default is the safe one.

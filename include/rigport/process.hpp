@@ -105,8 +105,8 @@ enum class ClipEnd : uint8_t { Clamp, Extrapolate, None };
 const char* to_string(ClipEnd mode);
 // For every key-based animation with stated_duration past its last key: each joint and morph
 // weight track ending before stated_duration gets the key above (mode Clamp or Extrapolate), and
-// scene.warnings gets one warning per such animation in every mode, naming the gap. Returns the
-// number of keys added.
+// scene.warnings one warning per such animation naming the gap; None changes nothing (validate_scene
+// reports the gap as anim.ends-before-duration). Returns the number of keys added.
 uint64_t apply_clip_end(Scene& scene, ClipEnd mode);
 
 // ---- IQM channel quantization (src/process/quantize.cpp) ----------------------------------

@@ -56,35 +56,65 @@ const char* to_string(WarningCode code) {
         case WarningCode::UnweightedVertex: return "unweighted-vertex";
         case WarningCode::TextureNotFound: return "texture-not-found";
         case WarningCode::PartMissing: return "part-missing";
+        case WarningCode::CountMismatch: return "count-mismatch";
+        case WarningCode::NonFiniteValue: return "non-finite-value";
+        case WarningCode::ValueClamped: return "value-clamped";
+        case WarningCode::Ignored: return "ignored";
+        case WarningCode::Tolerated: return "tolerated";
+        case WarningCode::KeysAdjusted: return "keys-adjusted";
+        case WarningCode::BindPoseMismatch: return "bind-pose-mismatch";
+        case WarningCode::ReaderDifference: return "reader-difference";
+        case WarningCode::Substituted: return "substituted";
+        case WarningCode::ArchiveLayout: return "archive-layout";
+        case WarningCode::Interpreted: return "interpreted";
         case WarningCode::Other: return "other";
     }
     return "other";
 }
 
+std::string Warning::to_string() const {
+    std::string where = path;
+    if (offset) where += where.empty() ? fmt::format("offset {}", *offset) : fmt::format(": offset {}", *offset);
+    return where.empty() ? message : where + ": " + message;
+}
+
 namespace {
 
-uint64_t warning_key(WarningCode code, const std::string& message) {
-    return std::hash<std::string>{}(message) * 31 + uint64_t(code);
+uint64_t warning_key(const Warning& w) {
+    return (std::hash<std::string>{}(w.message) * 31 + std::hash<std::string>{}(w.path)) * 31 + uint64_t(w.code);
 }
 
 }  // namespace
 
-void Warnings::add(WarningCode code, std::string message, std::optional<uint64_t> offset) {
+void Warnings::add_warning(const Warning& warning) {
     // The index is trusted only while it covers items exactly; a caller that appended to items
     // (merging two lists) makes it stale, and it is rebuilt once.
     if (index.size() != items.size()) {
         index.clear();
-        for (size_t i = 0; i < items.size(); ++i) index.emplace(warning_key(items[i].code, items[i].message), i);
+        for (size_t i = 0; i < items.size(); ++i) index.emplace(warning_key(items[i]), i);
     }
-    const uint64_t key = warning_key(code, message);
+    const uint64_t key = warning_key(warning);
     for (auto [it, end] = index.equal_range(key); it != end; ++it) {
-        if (it->second < items.size() && items[it->second].code == code && items[it->second].message == message) {
-            ++items[it->second].count;
+        if (it->second >= items.size()) continue;
+        Warning& w = items[it->second];
+        if (w.code == warning.code && w.message == warning.message && w.path == warning.path) {
+            w.count += warning.count;
             return;
         }
     }
     index.emplace(key, items.size());
-    items.push_back(Warning{code, std::move(message), 1, offset});
+    items.push_back(warning);
+}
+
+void Warnings::add(WarningCode code, std::string message, std::optional<uint64_t> offset, std::string path) {
+    add_warning(Warning{code, std::move(message), 1, offset, std::move(path)});
+}
+
+void Warnings::set_path(const std::string& path) {
+    if (path.empty()) return;
+    for (auto& w : items)
+        if (w.path.empty()) w.path = path;
+    index.clear();  // keys include the path
 }
 
 bool Warnings::has(WarningCode code) const {

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/guarded.hpp"
+#include "process/clip_end.hpp"
 #include "rigport/formats.hpp"
 
 namespace rigport {
@@ -196,6 +197,12 @@ void validate_scene(const Scene& scene, ValidationReport& report) {
     check_quaternions(scene, report);
     check_geometry(scene, report);
     check_usage(scene, report);
+    // Cal3D DURATION past the last keys (cal3d.md §9 rule 6): players differ on the gap.
+    for (auto& a : scene.animations)
+        if (const detail::ClipGap gap = detail::clip_gap(a); gap.short_tracks)
+            report.add(Severity::Warning, "anim.ends-before-duration",
+                       fmt::format("animation '{}': {} of {} tracks end before DURATION {} s (last key {} s); IMVU holds the last key, upstream "
+                                   "Cal3D extrapolates (convert --clip-end)", a.name, gap.short_tracks, gap.tracks, a.stated_duration, a.duration()));
 }
 
 static ValidationReport validate_bytes_unguarded(std::span<const uint8_t> bytes, const std::string& path,
@@ -261,7 +268,11 @@ ValidationReport validate_bytes(std::span<const uint8_t> bytes, const std::strin
 static Expected<ValidationReport> validate_file_unguarded(const std::string& path, const LoadOptions& options) {
     auto bytes = read_input(path, options);  // LoadOptions::read_file, else the disk
     if (!bytes) return bytes.error();
-    return validate_bytes(*bytes, path, options);
+    // Files the model names (a .gltf's buffers, .cfg members) are read beside it, as load() does.
+    if (options.read_resource) return validate_bytes(*bytes, path, options);
+    LoadOptions beside = options;
+    beside.read_resource = resource_reader(path, options);
+    return validate_bytes(*bytes, path, beside);
 }
 
 Expected<ValidationReport> validate_file(const std::string& path, const LoadOptions& options) {

@@ -41,6 +41,7 @@ static Expected<Scene> load_bytes_unguarded(std::span<const uint8_t> bytes, cons
     if (!f) return with_path(error, path);
     auto scene = f->read(bytes, options);
     if (!scene) return with_path(scene.error(), path);
+    scene->warnings.set_path(path);  // a reader's warnings are about the file it read
     return scene;
 }
 

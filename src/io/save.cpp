@@ -52,10 +52,21 @@ static Expected<Output> save_output_unguarded(const Scene& scene, const std::str
     const bool cal3d_xml = (name.size() == 9 && name.starts_with("cal3d-x")) || (name == "cal3d" && !options.cal3d.binary);
     if (cal3d_xml)
         if (auto st = detail::check_xml_text_for_writing(scene); !st) return with_path(st.error(), path);
-    auto out = f->write(scene, path, options);
+    // The writer reports into a list of its own: the Output carries it whether or not the caller
+    // gave one, so no warning is lost.
+    Warnings warnings;
+    SaveOptions reporting = options;
+    reporting.warnings = &warnings;
+    auto out = f->write(scene, path, reporting);
     if (!out) return with_path(out.error(), path);
     if (!gltf)
         for (auto& file : embedded_image_files(scene, name)) out->side_files.push_back(std::move(file));
+    if (out->format.empty()) out->format = f->name;
+    for (auto& w : warnings.items) {
+        if (w.path.empty()) w.path = path;
+        if (options.warnings) options.warnings->add_warning(w);
+    }
+    out->warnings = std::move(warnings);
     return out;
 }
 

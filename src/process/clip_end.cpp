@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/quatd.hpp"
+#include "process/clip_end.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {
@@ -72,37 +73,48 @@ const char* to_string(ClipEnd mode) {
     return "?";
 }
 
+namespace detail {
+
+ClipGap clip_gap(const Animation& a) {
+    ClipGap gap;
+    if (a.frame_count > 0 || !(a.stated_duration > 0) || !std::isfinite(a.stated_duration)) return gap;
+    for (auto& t : a.tracks) {
+        if (t.times.empty()) continue;
+        ++gap.tracks;
+        gap.short_tracks += ends_before(t.times.back(), a.stated_duration);
+    }
+    for (auto& t : a.morph_tracks) {
+        if (t.times.empty() || t.weights.size() % t.times.size() != 0) continue;
+        ++gap.tracks;
+        gap.short_tracks += ends_before(t.times.back(), a.stated_duration);
+    }
+    return gap;
+}
+
+}  // namespace detail
+
 uint64_t apply_clip_end(Scene& scene, ClipEnd mode) {
     uint64_t added = 0;
+    if (mode == ClipEnd::None) return 0;  // keys as they are; validate_scene reports the gap
     for (auto& a : scene.animations) {
-        if (a.frame_count > 0 || !(a.stated_duration > 0) || !std::isfinite(a.stated_duration)) continue;
+        const detail::ClipGap gap = detail::clip_gap(a);
+        if (!gap.short_tracks) continue;
         const float end = a.stated_duration;
         const float last = a.duration();
-        uint64_t short_tracks = 0, tracks = 0;
         for (auto& t : a.tracks) {
-            if (t.times.empty()) continue;
-            ++tracks;
-            if (!ends_before(t.times.back(), end)) continue;
-            ++short_tracks;
-            if (mode == ClipEnd::None) continue;
+            if (t.times.empty() || !ends_before(t.times.back(), end)) continue;
             extend(t.times, t.values, t.components(), t.channel == Channel::Rotation, t.interpolation == Interpolation::Step, end, mode);
             ++added;
         }
         for (auto& t : a.morph_tracks) {
-            if (t.times.empty() || t.weights.size() % t.times.size() != 0) continue;
-            ++tracks;
-            if (!ends_before(t.times.back(), end)) continue;
-            ++short_tracks;
-            if (mode == ClipEnd::None) continue;
+            if (t.times.empty() || t.weights.size() % t.times.size() != 0 || !ends_before(t.times.back(), end)) continue;
             extend(t.times, t.weights, t.weights.size() / t.times.size(), false, t.interpolation == Interpolation::Step, end, mode);
             ++added;
         }
-        if (!short_tracks) continue;
-        const char* what = mode == ClipEnd::Clamp         ? "held to DURATION (clamp, as IMVU plays it)"
-                           : mode == ClipEnd::Extrapolate ? "extrapolated to DURATION from their last two keys (as upstream Cal3D plays it)"
-                                                          : "left as they are (none): Cal3D output keeps DURATION, other formats end at the last key";
-        scene.warnings.add(WarningCode::Other, fmt::format("animation '{}': {} of {} tracks end before DURATION {} s (last key {} s); {}", a.name,
-                                                           short_tracks, tracks, end, last, what));
+        const char* what = mode == ClipEnd::Clamp ? "held to DURATION (clamp, as IMVU plays it)"
+                                                  : "extrapolated to DURATION from their last two keys (as upstream Cal3D plays it)";
+        scene.warnings.add(WarningCode::KeysAdjusted, fmt::format("animation '{}': {} of {} tracks end before DURATION {} s (last key {} s); {}", a.name,
+                                                                  gap.short_tracks, gap.tracks, end, last, what));
     }
     return added;
 }

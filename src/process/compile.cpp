@@ -49,6 +49,7 @@ Expected<Part> load_part(const std::string& path, const LoadOptions& options) {
         auto doc = iqe::parse(*bytes, options);
         if (!doc) return at_path(doc.error(), path);
         part.scene = std::move(doc->scene);
+        part.scene.warnings.set_path(path);
         part.smoothing = std::move(doc->smoothing);
         part.text = true;
         part.has_normals = doc->has_normals;
@@ -160,8 +161,8 @@ void apply_animation_options(Scene& scene, const AnimationInputOptions& o, const
     const bool any = o.name || o.fps || o.loop || o.start || o.end;
     if (!any) return;
     if (scene.animations.size() != 1) {
-        scene.warnings.add(WarningCode::Other, fmt::format("{}: animation options ignored: the file has {} animations, not exactly one", path,
-                                                           scene.animations.size()));
+        scene.warnings.add(WarningCode::Ignored, fmt::format("animation options ignored: the file has {} animations, not exactly one", scene.animations.size()),
+                           std::nullopt, path);
         return;
     }
     apply_to_animation(scene.animations[0], o);
@@ -204,8 +205,8 @@ Status retarget_animations(Scene& into, Scene& from, const std::string& path) {
         const int32_t sp = source[j].parent;
         const int32_t expected = sp < 0 ? -1 : int32_t(map[sp]);
         if (target[map[j]].parent != expected)
-            into.warnings.add(WarningCode::Other, fmt::format("{}: joint '{}' has another parent in the animation than in the mesh's skeleton", path,
-                                                              target[map[j]].name));
+            into.warnings.add(WarningCode::PoseParentMismatch,
+                              fmt::format("joint '{}' has another parent in the animation than in the mesh's skeleton", target[map[j]].name), std::nullopt, path);
     }
     for (auto& a : from.animations) {
         for (auto& t : a.tracks) t.joint = map[t.joint];
@@ -244,12 +245,14 @@ Expected<Part> load_group(const CompileInput& input, const LoadOptions& options)
 void drop_degenerate(Scene& scene, const std::string& path) {
     if (uint64_t n = drop_degenerate_triangles(scene))
         scene.warnings.add(WarningCode::DegenerateTriangle,
-                           fmt::format("{}: {} degenerate triangles dropped (a repeated vertex, or two corners at the same position)", path, n));
+                           fmt::format("{} degenerate triangles dropped (a repeated vertex, or two corners at the same position)", n), std::nullopt, path);
 }
 
-// Normals when absent, weld, vertex-cache order, tangents when absent (iqm-iqe.md §3.2 3-7).
-void run_pipeline(Part& part) {
+// Normals when absent (the meaning of the file: every pipeline), then the compiler's steps: weld,
+// vertex-cache order, tangents when absent (iqm-iqe.md §3.2 3-7).
+void run_pipeline(Part& part, Pipeline pipeline) {
     if (!part.has_normals) generate_normals(part.scene, part.smoothing);
+    if (pipeline == Pipeline::Plain) return;
     weld_vertices(part.scene);
     optimize_vertex_cache(part.scene);
     generate_tangents(part.scene);
@@ -283,7 +286,7 @@ static Expected<Scene> compile_unguarded(const std::vector<CompileInput>& inputs
         const std::string& path = inputs[i].paths.front();
         if (!cal3d) apply_animation_options(group->scene, inputs[i].animation, path);
         if (first) drop_degenerate(group->scene, path);
-        if (group->text) run_pipeline(*group);
+        if (group->text) run_pipeline(*group, options.pipeline);
         if (first) {
             result = std::move(group->scene);
             first = false;
@@ -291,7 +294,7 @@ static Expected<Scene> compile_unguarded(const std::vector<CompileInput>& inputs
         }
         for (auto& w : group->scene.warnings.items) result.warnings.items.push_back(w);
         if (!group->scene.meshes.empty())
-            result.warnings.add(WarningCode::DroppedData, fmt::format("{}: geometry of a later input is ignored; only its animations are used", path));
+            result.warnings.add(WarningCode::DroppedData, "geometry of a later input is ignored; only its animations are used", std::nullopt, path);
         if (auto st = retarget_animations(result, group->scene, path); !st) return st.error();
     }
     apply_clip_end(result, options.clip_end);
@@ -302,6 +305,14 @@ static Expected<Scene> compile_unguarded(const std::vector<CompileInput>& inputs
         apply_transform(result, options.transform);
     if (auto st = check_invariants(result); !st) return st.error();
     return result;
+}
+
+CompileOptions compiler_options(const FormatInfo& output) {
+    CompileOptions options;
+    options.pipeline = Pipeline::Compiler;
+    options.max_influences = output.max_influences;
+    options.clip_end = output.stated_duration ? ClipEnd::None : ClipEnd::Clamp;
+    return options;
 }
 
 Expected<Scene> compile(const std::vector<CompileInput>& inputs, const CompileOptions& options) {

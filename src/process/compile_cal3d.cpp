@@ -78,7 +78,7 @@ Expected<Cal3dGroup> load_cal3d_group(const std::vector<CompileInput>& inputs, c
         if (!has_options(in.animation)) continue;
         const std::string& path = in.paths.front();
         auto ignored = [&](const std::string& why) {
-            s.warnings.add(WarningCode::Other, fmt::format("{}: animation options ignored: {}", path, why));
+            s.warnings.add(WarningCode::Ignored, fmt::format("animation options ignored: {}", why), std::nullopt, path);
         };
         if (in.paths.size() != 1) {
             ignored("they apply to one file, not to a comma-joined list");

@@ -2,8 +2,11 @@
 // matching by name (reference-compiler bugs 2 and 6 on IQM inputs; IQE inputs in test_iqe_*).
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "rigport/anim.hpp"
 #include "rigport/compile.hpp"
+#include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 #include "test_support.hpp"
 
@@ -62,7 +65,7 @@ TEST(Compile, AnimationFileMatchedByJointName) {
         if (t.channel == Channel::Translation && t.times.size() == 5) found = t.joint == 2;
     EXPECT_TRUE(found);
     // The parent differs ("hand" under "root" there, under "arm" here): reported, not hidden.
-    EXPECT_TRUE(scene->warnings.has(WarningCode::Other));
+    EXPECT_TRUE(scene->warnings.has(WarningCode::PoseParentMismatch));
 }
 
 TEST(Compile, MismatchedSkeletonIsRejectedNotWrittenInconsistent) {  // reference bug 6
@@ -134,6 +137,68 @@ TEST(Compile, TransformIsAppliedAfterMerging) {
     auto scene = compile({input(path)}, o);
     ASSERT_TRUE(scene) << scene.error().to_string();
     EXPECT_EQ(scene->meshes[0].positions[1], (Vec3{0, 2, 0}));
+}
+
+}  // namespace
+}  // namespace rigport::test
+
+namespace rigport::test {
+namespace {
+
+// Two equal vertices in a file without normals, no tangents: the plain load (the default) keeps
+// them apart and gives smoothing normals only; the compiler's pipeline (asked for explicitly, as
+// `rigport convert` does) welds them and adds tangents.
+TEST(Compile, TheCompilerPipelineIsAnExplicitOption) {
+    const auto path = temp_dir() / "pipeline.iqe";
+    std::ofstream(path) << "# Inter-Quake Export\nmesh m\n"
+                           "vp 0 0 0\nvt 0 0\nvp 1 0 0\nvt 1 0\nvp 0 1 0\nvt 0 1\nvp 0 0 0\nvt 0 0\n"
+                           "fm 0 1 2\nfm 3 2 1\n";
+    const CompileInput in{{path.string()}, {}};
+    auto plain = compile({in}, CompileOptions{});
+    ASSERT_TRUE(plain) << plain.error().to_string();
+    EXPECT_EQ(plain->vertex_count(), 4u);
+    EXPECT_EQ(plain->meshes.at(0).normals.size(), 4u) << "the smoothing rules' normals, as load() gives";
+    EXPECT_TRUE(plain->meshes.at(0).tangents.empty());
+    auto loaded = load(path.string());
+    ASSERT_TRUE(loaded) << loaded.error().to_string();
+    EXPECT_EQ(loaded->meshes.at(0).positions, plain->meshes.at(0).positions);
+    EXPECT_EQ(loaded->meshes.at(0).normals, plain->meshes.at(0).normals);
+
+    const CompileOptions iqm = compiler_options(*find_format("iqm"));
+    EXPECT_EQ(iqm.pipeline, Pipeline::Compiler);
+    EXPECT_EQ(iqm.max_influences, 4u);
+    EXPECT_EQ(iqm.clip_end, ClipEnd::Clamp);
+    auto compiled = compile({in}, iqm);
+    ASSERT_TRUE(compiled) << compiled.error().to_string();
+    EXPECT_EQ(compiled->vertex_count(), 3u) << "welded";
+    EXPECT_EQ(compiled->meshes.at(0).tangents.size(), 3u);
+
+    // Plain defaults keep every influence and the keys as they are; a Cal3D output keeps DURATION.
+    EXPECT_EQ(CompileOptions{}.max_influences, 0u);
+    EXPECT_EQ(CompileOptions{}.clip_end, ClipEnd::None);
+    EXPECT_EQ(compiler_options(*find_format("cal3d")).clip_end, ClipEnd::None);
+    EXPECT_EQ(compiler_options(*find_format("gltf")).max_influences, 0u);
+}
+
+// Every warning names the file it is about: a reader's the input, compile()'s each input's own.
+TEST(Compile, WarningsNameTheirFile) {
+    const auto mesh = save_to(chain({"root", "arm", "hand"}), "warned-mesh.iqm");
+    Scene other = chain({"root", "arm", "hand"});
+    other.skeleton.joints[2].parent = 0;  // hand under root: another parent than in the mesh
+    other.animations[0].name = "wave";
+    const auto anim = save_to(other, "warned-anim.iqm");
+    auto scene = compile({input(mesh), input(anim)}, CompileOptions{});
+    ASSERT_TRUE(scene) << scene.error().to_string();
+    bool found = false;
+    for (auto& w : scene->warnings.items) {
+        EXPECT_FALSE(w.path.empty()) << w.message;
+        if (w.code == WarningCode::PoseParentMismatch) {
+            EXPECT_EQ(w.path, anim);
+            EXPECT_EQ(w.to_string().rfind(anim + ": joint 'hand'", 0), 0u) << w.to_string();
+            found = true;
+        }
+    }
+    EXPECT_TRUE(found);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "rigport/compile.hpp"
+#include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 #include "test_support.hpp"
 
@@ -16,7 +17,7 @@ namespace {
 Scene compile_text(const std::string& name, const std::string& text) {
     const auto path = temp_dir() / name;
     std::ofstream(path) << text;
-    auto scene = compile({CompileInput{{path.string()}, {}}}, CompileOptions{});
+    auto scene = compile({CompileInput{{path.string()}, {}}}, compiler_options(*find_format("iqm")));
     EXPECT_TRUE(scene) << scene.error().to_string();
     if (!scene) return {};
     auto bytes = save_bytes(*scene, "out.iqm");

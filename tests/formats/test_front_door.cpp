@@ -63,7 +63,8 @@ TEST_F(FrontDoor, LibraryFromStorageEqualsTheCliByteForByte) {
         ASSERT_EQ(r.exit_code, 0) << r.err;
 
         Pak pak(dir);
-        CompileOptions options;  // what convert uses for an IQM output: 4 influences, clip end clamped
+        // What convert uses for an IQM output: the compiler's pipeline, 4 influences, clip end clamped.
+        CompileOptions options = compiler_options(*find_format("iqm"));
         options.load.read_file = pak.reader();
         auto scene = compile({CompileInput{{model}, {}}}, options);
         ASSERT_TRUE(scene) << scene.error().to_string();

@@ -13,6 +13,7 @@
 #include "gltf_oracle.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/compile.hpp"
+#include "rigport/formats.hpp"
 #include "rigport/sample.hpp"
 #include "test_support.hpp"
 
@@ -63,12 +64,12 @@ bool convert(const fs::path& source, const fs::path& out, const std::vector<std:
 }
 
 // The scene `rigport convert` builds from one input, the way tools/rigport/cmd_convert.cpp does for a
-// glTF output (default CompileOptions; all influences kept), so vertex order and count match.
+// glTF output (compiler_options for glTF: the pipeline, all influences kept), so vertex order and
+// count match.
 Scene compile_like_convert(const fs::path& source) {
     CompileInput input;
     input.paths.push_back(source.string());
-    CompileOptions options;
-    options.max_influences = 0;
+    CompileOptions options = compiler_options(*find_format("gltf"));
     auto scene = compile({input}, options);
     EXPECT_TRUE(scene.has_value()) << (scene ? "" : scene.error().to_string());
     return scene ? std::move(*scene) : Scene{};

@@ -142,7 +142,7 @@ TEST(GltfReadNodes, JointsListedChildFirstAreSortedAndJointsRemapped) {
     EXPECT_EQ(skin.begin(0)->joint, 1u) << "skin slot 0 = node 'child' = joint 1";
     EXPECT_EQ(skin.begin(1)->joint, 0u);
     EXPECT_EQ(skin.begin(2)->joint, 1u);
-    EXPECT_FALSE(s->warnings.has(WarningCode::Other)) << "IBMs are the inverse rest pose: nothing baked";
+    EXPECT_FALSE(s->warnings.has(WarningCode::BindPoseMismatch)) << "IBMs are the inverse rest pose: nothing baked";
     EXPECT_EQ(s->meshes[0].positions, (std::vector<Vec3>{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}})) << "untouched, bit for bit";
 }
 
@@ -164,7 +164,7 @@ TEST(GltfReadNodes, InverseBindMatricesOtherThanTheRestPoseAreBaked) {
     f.push("animations", {{"channels", {{{"sampler", 0}, {"target", {{"node", bone}, {"path", "rotation"}}}}}}, {"samplers", {{{"input", in}, {"output", out}}}}});
     auto s = f.load();
     ASSERT_TRUE(s) << s.error().to_string();
-    EXPECT_TRUE(s->warnings.has(WarningCode::Other));
+    EXPECT_TRUE(s->warnings.has(WarningCode::BindPoseMismatch));
     const Mesh& m = s->meshes.at(0);
     for (size_t v = 0; v < 3; ++v) {
         const P3 local{triangle[v * 3], triangle[v * 3 + 1], triangle[v * 3 + 2]};

@@ -21,6 +21,7 @@
 #include "gltf_oracle.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/compile.hpp"
+#include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 #include "rigport/sample.hpp"
 #include "formats/gltf_parse.hpp"
@@ -115,8 +116,7 @@ std::vector<uint8_t> original_iqm(const LegacyModel& m) {
     if (m.sub == "iqm") return read_bytes(path);
     CompileInput input;
     input.paths.push_back(path.string());
-    CompileOptions options;
-    options.max_influences = 4;
+    CompileOptions options = compiler_options(*find_format("iqm"));
     auto scene = compile({input}, options);
     EXPECT_TRUE(scene) << scene.error().to_string();
     if (!scene) return {};

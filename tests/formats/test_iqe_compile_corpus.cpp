@@ -10,6 +10,7 @@
 #include "formats/iqm/iqm_layout.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/compile.hpp"
+#include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 #include "rigport/validate.hpp"
 #include "formats/anim_compare.hpp"
@@ -18,7 +19,8 @@
 namespace rigport::test {
 namespace {
 
-Expected<Scene> compile_one(const std::string& path) { return compile({CompileInput{{path}, {}}}, CompileOptions{}); }
+// As `rigport convert` compiles for an IQM output: the reference compiler's pipeline.
+Expected<Scene> compile_one(const std::string& path) { return compile({CompileInput{{path}, {}}}, compiler_options(*find_format("iqm"))); }
 
 std::vector<uint8_t> to_iqm(const Scene& s) {
     auto bytes = save_bytes(s, "out.iqm");

@@ -102,7 +102,7 @@ TEST(IqeRead, UnequalAttributeArraysWarnAndFillDefaults) {
     ASSERT_EQ(m.normals.size(), 3u);
     EXPECT_EQ(m.normals[1], (Vec3{0, 0, 0}));
     EXPECT_EQ(m.normals[2], (Vec3{1, 0, 0}));
-    EXPECT_TRUE(d.scene.warnings.has(WarningCode::Other));
+    EXPECT_TRUE(d.scene.warnings.has(WarningCode::CountMismatch));
 }
 
 TEST(IqeRead, FaAbsoluteAndNegative) {
@@ -287,7 +287,8 @@ TEST(IqeRead, VertexarrayEveryComponentType) {
     }
     auto d = ok("vertexarray color ubyte 7\nvertexarray sparkle float 2\n");
     EXPECT_EQ(d.scene.meta.attribute_formats.at(0).size, 4u);  // clamped, with a warning
-    EXPECT_TRUE(d.scene.warnings.has(WarningCode::Other));
+    EXPECT_TRUE(d.scene.warnings.has(WarningCode::ValueClamped));
+    EXPECT_TRUE(d.scene.warnings.has(WarningCode::Ignored));  // the unknown type
 }
 
 TEST(IqeRead, CustomArrays) {

@@ -96,7 +96,7 @@ TEST(JoeRead, MagicZeroIsAcceptedOtherMagicWarns) {
     EXPECT_FALSE(joe::detect(other));
     auto read = joe::read(other, LoadOptions{});
     ASSERT_TRUE(read);
-    EXPECT_TRUE(find_warning(*read, WarningCode::Other));
+    EXPECT_TRUE(find_warning(*read, WarningCode::Tolerated));
 }
 
 TEST(JoeRead, NoTexcoordsGetZeroAsVdriftDoes) {
@@ -111,8 +111,8 @@ TEST(JoeRead, NoTexcoordsGetZeroAsVdriftDoes) {
     ASSERT_EQ(m.texcoords.size(), 1u);
     for (auto& uv : m.texcoords[0]) EXPECT_EQ(uv, (Vec2{0, 0}));
     EXPECT_EQ(m.vertex_count(), 4u);
-    ASSERT_TRUE(find_warning(*scene, WarningCode::Other));
-    EXPECT_NE(find_warning(*scene, WarningCode::Other)->message.find("no texcoords"), std::string::npos);
+    ASSERT_TRUE(find_warning(*scene, WarningCode::Substituted));
+    EXPECT_NE(find_warning(*scene, WarningCode::Substituted)->message.find("no texcoords"), std::string::npos);
 
     // A texture index other than 0 has nothing to point at: an error at that index's offset.
     f.faces[1].t = {0, 1, 0};
@@ -239,7 +239,7 @@ TEST(JoeRead, BadValuesAreWarningsWithCounts) {
     int invalid_normals = 0, others = 0;
     for (auto& w : scene->warnings.items) {
         if (w.code == WarningCode::InvalidNormal) invalid_normals += w.count;
-        if (w.code == WarningCode::Other && w.message.find("non-finite coordinate") != std::string::npos) others += w.count;
+        if (w.code == WarningCode::NonFiniteValue && w.message.find("non-finite coordinate") != std::string::npos) others += w.count;
     }
     EXPECT_EQ(invalid_normals, 2);  // one zero-length, one infinite
     EXPECT_EQ(others, 1);

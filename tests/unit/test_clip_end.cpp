@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "rigport/process.hpp"
+#include "rigport/validate.hpp"
 
 namespace rigport::test {
 namespace {
@@ -154,7 +155,7 @@ TEST(ClipEnd, MorphWeightsExtrapolateLinearly) {
     EXPECT_FLOAT_EQ(held.animations[0].morph_tracks[0].weights[5], 0.5f);
 }
 
-TEST(ClipEnd, NoneOnlyWarns) {
+TEST(ClipEnd, NoneChangesNothingAndValidationReportsTheGap) {
     Scene s = clip_scene();
     const Scene before = s;
     EXPECT_EQ(apply_clip_end(s, ClipEnd::None), 0u);
@@ -162,8 +163,12 @@ TEST(ClipEnd, NoneOnlyWarns) {
         EXPECT_EQ(s.animations[0].tracks[i].times, before.animations[0].tracks[i].times);
         EXPECT_EQ(s.animations[0].tracks[i].values, before.animations[0].tracks[i].values);
     }
-    ASSERT_EQ(s.warnings.items.size(), 1u);
-    EXPECT_NE(s.warnings.items[0].message.find("left as they are"), std::string::npos);
+    EXPECT_TRUE(s.warnings.items.empty());
+    ValidationReport report;
+    validate_scene(s, report);
+    bool gap = false;
+    for (auto& f : report.findings) gap = gap || (f.code == "anim.ends-before-duration" && f.severity == Severity::Warning);
+    EXPECT_TRUE(gap);
 }
 
 TEST(ClipEnd, NothingWithoutAGap) {

@@ -3,9 +3,13 @@
 // carries images; every other row leaves the scene as it is.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "rigport/formats.hpp"
+#include "rigport/io.hpp"
+#include "rigport/sample.hpp"
+#include "test_support.hpp"
 
 namespace rigport {
 namespace {
@@ -18,6 +22,63 @@ TEST(Registry, FormatsSayWhatTheyHold) {
         EXPECT_EQ(f.stated_duration, cal3d);
         EXPECT_EQ(f.holds_images, gltf);
     }
+}
+
+// Only JOE stores per-part counts its scene does not show (`rigport info` asks the row, not the name).
+TEST(Registry, StoredPartsComeFromTheRow) {
+    for (const FormatInfo& f : formats()) EXPECT_EQ(f.stored_parts != nullptr, f.name == "joe") << f.name;
+    auto joe = save_bytes(make_sample_scene(), "sample.joe");
+    ASSERT_TRUE(joe) << joe.error().to_string();
+    auto parts = find_format("joe")->stored_parts(*joe);
+    ASSERT_TRUE(parts) << parts.error().to_string();
+    ASSERT_EQ(parts->size(), 1u);
+    EXPECT_EQ(parts->front().part, "frame");
+    ASSERT_EQ(parts->front().counts.size(), 5u);
+    EXPECT_EQ(parts->front().counts[0].first, "faces");
+    EXPECT_GT(parts->front().counts[0].second, 0u);
+    EXPECT_FALSE(find_format("joe")->stored_parts(std::vector<uint8_t>(7, 0)));  // an Error, never a throw
+}
+
+// A writer's warnings are never lost: the Output carries them, naming the output, whether or not
+// the caller gave SaveOptions::warnings; the Output names the variant written.
+TEST(Registry, WriterWarningsTravelWithTheOutput) {
+    Scene scene = make_sample_scene();
+    ASSERT_FALSE(scene.materials.empty());
+    scene.materials[0].maps.push_back(TextureMap{});
+    scene.materials[0].maps.back().uri = "skin.png";
+    auto out = save_output(scene, "out/model.iqm");
+    ASSERT_TRUE(out) << out.error().to_string();
+    ASSERT_TRUE(out->warnings.has(WarningCode::DroppedData));
+    for (auto& w : out->warnings.items) EXPECT_EQ(w.path, "out/model.iqm") << w.message;
+    EXPECT_EQ(out->format, "iqm");
+    Warnings also;
+    SaveOptions options;
+    options.warnings = &also;
+    auto again = save_output(scene, "out/model.iqm", options);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(also.items.size(), again->warnings.items.size());
+    auto glb = save_output(scene, "out/model.glb");
+    ASSERT_TRUE(glb) << glb.error().to_string();
+    EXPECT_EQ(glb->format, "glb");
+    auto gltf = save_output(scene, "out/model.gltf");
+    ASSERT_TRUE(gltf) << gltf.error().to_string();
+    EXPECT_EQ(gltf->format, "gltf");
+}
+
+// Warnings are typed for every format: no reader or writer in src/ reports WarningCode::Other.
+TEST(Registry, NoWarningIsUntyped) {
+    const std::filesystem::path src = std::filesystem::path(RIGPORT_SOURCE_DIR) / "src";
+    ASSERT_TRUE(std::filesystem::exists(src)) << src;
+    uint64_t files = 0;
+    for (auto& entry : std::filesystem::recursive_directory_iterator(src)) {
+        if (!entry.is_regular_file()) continue;
+        const auto bytes = test::read_bytes(entry.path());
+        const std::string text(bytes.begin(), bytes.end());
+        ++files;
+        if (entry.path().filename() == "error.cpp") continue;  // the enum's own name table
+        EXPECT_EQ(text.find("WarningCode::Other"), std::string::npos) << entry.path();
+    }
+    EXPECT_GT(files, 50u);
 }
 
 }  // namespace

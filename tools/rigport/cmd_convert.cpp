@@ -201,15 +201,14 @@ int run_convert(const ConvertArgs& a) {
         return write_exit_code(st.error());
     }
 
-    CompileOptions options;
+    // The compiler's pipeline, and what the output format can hold (compiler_options): influences
+    // per vertex, end-of-clip keys unless the format keeps a clip's stated length (Cal3D DURATION).
+    CompileOptions options = compiler_options(*out_format);
     options.load = a.load.load_options();
     options.transform = transform;
     options.force_joints = a.force_joints;
     options.load.on_read = [&write_options](const std::string& path) { write_options.protect.push_back(path); };
-    // A format that keeps a clip's stated length (Cal3D DURATION) leaves the end-of-clip rule to the
-    // player: no keys added. Influences are limited to what the format stores (IQM: 4).
-    options.clip_end = a.clip_end.empty() && out_format->stated_duration ? ClipEnd::None : clip_end;
-    options.max_influences = out_format->max_influences;
+    if (!a.clip_end.empty()) options.clip_end = clip_end;
     auto scene = compile(*inputs, options);
     if (!scene) {
         print_error(scene.error().to_string());
@@ -269,11 +268,9 @@ int run_convert(const ConvertArgs& a) {
         return write_exit_code(st.error());
     }
     print_warnings(write_warnings);
-    // One registry row writes both glTF forms; the summary names the one written.
-    const bool glb = out_format->name == "gltf" && output->bytes.size() >= 4 && std::memcmp(output->bytes.data(), "glTF", 4) == 0;
     if (a.verbose)
         fmt::print(is_stdout_path(a.output) ? stderr : stdout, "{} -> {} ({}, {} bytes): meshes {}, vertices {}, triangles {}, joints {}, animations {}\n", input, a.output,
-                   glb ? std::string_view("glb") : out_format->name, output->bytes.size(), scene->meshes.size(), scene->vertex_count(), scene->triangle_count(),
+                   output->format, output->bytes.size(), scene->meshes.size(), scene->vertex_count(), scene->triangle_count(),
                    scene->skeleton.joints.size(), scene->animations.size());
     return exit_ok;
 }

@@ -194,19 +194,15 @@ struct InfoArgs {
     LoadFlags load;
 };
 
-// Several files (a Cal3D character, a mesh and its animation files) or a Cal3D .cfg: the one scene
-// `rigport convert` builds from them, as stored (every influence, keys as they are); one other
-// file: as loaded.
+// One file as loaded (a .cfg with its members too); several (a Cal3D character, a mesh and its
+// animation files): the one scene `rigport convert` builds from them, before a writer's needs
+// (every influence, keys as they are).
 Expected<Scene> load_model(const std::vector<std::string>& paths, const LoadOptions& load_options) {
-    std::string ext = std::filesystem::path(paths[0]).extension().string();
-    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (paths.size() == 1 && ext != ".cfg") return load(paths[0], load_options);
+    if (paths.size() == 1) return load(paths[0], load_options);
     std::vector<CompileInput> inputs;
     for (auto& p : paths) inputs.push_back(CompileInput{{p}, {}});
     CompileOptions options;
     options.load = load_options;
-    options.max_influences = 0;
-    options.clip_end = ClipEnd::None;
     return compile(inputs, options);
 }
 
@@ -225,26 +221,31 @@ Verb add_info(CLI::App& app) {
                     print_error(scene.error().to_string());
                     return read_exit_code(scene.error());
                 }
-                // JOE: the counts the file stores per frame, before VDrift welds corners (docs/joe.md).
-                std::optional<JoeCounts> joe;
-                if (scene->meta.source_format == "joe")
-                    if (auto bytes = read_input(args->path); bytes)
-                        if (auto counts = inspect_joe(*bytes); counts) joe = std::move(*counts);
+                // Counts the file stores per part that the scene does not show (JOE: per frame,
+                // before VDrift welds corners; docs/joe.md), when its format has them.
+                const FormatInfo* format = find_format(scene->meta.source_format);
+                std::vector<StoredPart> parts;
+                if (args->paths.size() == 1 && format && format->stored_parts)
+                    if (auto bytes = read_input(args->path, args->load.load_options()); bytes)
+                        if (auto stored = format->stored_parts(*bytes); stored) parts = std::move(*stored);
                 if (args->json) {
                     // Names and comments are bytes from the file: invalid UTF-8 is replaced, never fatal.
                     Json j = to_json(args->path, *scene);
                     if (args->paths.size() > 1) j["inputs"] = args->paths;
-                    if (joe)
-                        for (auto& f : joe->frames)
-                            j["joe_frames"].push_back({{"faces", f.faces}, {"verts", f.verts}, {"texcoords", f.texcoords},
-                                                       {"normals", f.normals}, {"corners", f.corners}});
+                    for (auto& part : parts) {
+                        Json counts = Json::object();
+                        for (auto& [name, value] : part.counts) counts[std::string(name)] = value;
+                        j[fmt::format("{}_{}s", format->name, part.part)].push_back(std::move(counts));
+                    }
                     fmt::print("{}\n", j.dump(2, ' ', false, Json::error_handler_t::replace));
                 } else {
                     print_text(args->path, *scene);
-                    if (joe)
-                        for (size_t i = 0; i < joe->frames.size(); ++i)
-                            fmt::print("joe frame {}: {} faces, {} verts, {} texcoords, {} normals, {} corners\n", i, joe->frames[i].faces,
-                                       joe->frames[i].verts, joe->frames[i].texcoords, joe->frames[i].normals, joe->frames[i].corners);
+                    for (size_t i = 0; i < parts.size(); ++i) {
+                        std::string line = fmt::format("{} {} {}:", format->name, parts[i].part, i);
+                        for (size_t k = 0; k < parts[i].counts.size(); ++k)
+                            line += fmt::format("{} {} {}", k ? "," : "", parts[i].counts[k].second, parts[i].counts[k].first);
+                        fmt::print("{}\n", line);
+                    }
                 }
                 return exit_ok;
             }};

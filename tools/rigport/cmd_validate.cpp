@@ -71,22 +71,16 @@ Verb add_validate(CLI::App& app) {
     sub->add_flag("--strict", args->strict, "Treat warnings as errors for the exit code");
     args->load.add_to(sub);
     return {sub, [args]() -> int {
-                // Several files or a Cal3D .cfg: the scene `rigport convert` builds from them, as stored.
+                // One file as stored (a .cfg with its members too); several: the scene `rigport
+                // convert` builds from them, before a writer's needs (every influence, keys as they are).
                 const std::string& path = args->paths.front();
-                std::string ext = std::filesystem::path(path).extension().string();
-                for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
                 Expected<ValidationReport> report = ValidationReport{};
-                if (args->paths.size() == 1 && ext != ".cfg") {
-                    // Files the model names (a .gltf's buffers) are read beside it, confined as load() does.
-                    LoadOptions load_options = args->load.load_options();
-                    load_options.read_resource = resource_reader(path, load_options);
-                    report = validate_file(path, load_options);
+                if (args->paths.size() == 1) {
+                    report = validate_file(path, args->load.load_options());
                 } else {
                     std::vector<CompileInput> inputs;
                     for (auto& p : args->paths) inputs.push_back(CompileInput{{p}, {}});
                     CompileOptions options;
-                    options.max_influences = 0;
-                    options.clip_end = ClipEnd::None;
                     options.load = args->load.load_options();
                     report = validate_compiled(inputs, options);
                 }

@@ -10,7 +10,10 @@ void print_error(std::string_view message) { fmt::print(stderr, "Error: {}\n", m
 void print_warning(std::string_view message) { fmt::print(stderr, "Warning: {}\n", message); }
 
 std::string warning_text(const Warning& warning) {
-    std::string text = fmt::format("{}: {}", to_string(warning.code), warning.message);
+    // "path: offset N: code: message": where first, as errors are printed.
+    std::string where = warning.path;
+    if (warning.offset) where += where.empty() ? fmt::format("offset {}", *warning.offset) : fmt::format(": offset {}", *warning.offset);
+    std::string text = fmt::format("{}{}{}: {}", where, where.empty() ? "" : ": ", to_string(warning.code), warning.message);
     if (warning.count > 1) text += fmt::format(" (x{})", warning.count);
     return text;
 }

@@ -60,7 +60,7 @@ public:
         c.read_bytes(out.data(), uint64_t(len));
         const size_t nul = out.find('\0');
         if (nul == std::string::npos) {
-            if (len > 0) warnings_.add(WarningCode::Other, "strings without a terminating NUL", at);
+            if (len > 0) warnings_.add(WarningCode::Tolerated, "strings without a terminating NUL", at);
         } else {
             out.resize(nul);
         }
@@ -81,7 +81,7 @@ public:
     // Non-finite floats become 0 (as IM does), with a warning: scenes hold finite values.
     float finite(float v, uint64_t at) {
         if (std::isfinite(v)) return v;
-        warnings_.add(WarningCode::Other, "non-finite numbers replaced by 0", at);
+        warnings_.add(WarningCode::NonFiniteValue, "non-finite numbers replaced by 0", at);
         return 0.0f;
     }
     void finite(Vec3& v, uint64_t at) {

@@ -148,7 +148,7 @@ Expected<Scene> read_caf(std::span<const uint8_t> bytes, const LoadOptions& opti
     const bool quantised = version == 1200 && (flags & 1);
     if (flags & ~1) scene.warnings.add(WarningCode::UnknownFlags, fmt::format("CAF flags {:#x}", flags), count_at + 4);
     if (family == Family::Trunk && (flags & 1))
-        scene.warnings.add(WarningCode::Other, "trunk CAF flags bit 0 is ignored (as upstream does)", count_at + 4);
+        scene.warnings.add(WarningCode::Ignored, "trunk CAF flags bit 0 is ignored (as upstream does)", count_at + 4);
     std::vector<Track> tracks(static_cast<size_t>(track_count));
     for (int32_t i = 0; i < track_count; ++i) {
         Track& t = tracks[size_t(i)];

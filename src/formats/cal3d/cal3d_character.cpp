@@ -94,7 +94,7 @@ Status parse_cfg(std::string_view text, const std::string& cfg, bool on_path, co
                     return at_line(make_error(ErrorCode::ReadFailed, fmt::format("{}={}: {}", key, value, inside.error().message)), cfg, line_no);
             inputs.push_back(Input{path, cfg, line_no, key, value, uri, on_path});
         } else {
-            scene.warnings.add(WarningCode::UnknownCommand, fmt::format("{}:{}: unknown key '{}' ignored", cfg, line_no, key));
+            scene.warnings.add(WarningCode::UnknownCommand, fmt::format("line {}: unknown key '{}' ignored", line_no, key), std::nullopt, cfg);
         }
     }
     return Ok{};
@@ -117,8 +117,12 @@ Expected<std::vector<uint8_t>> fetch_member(const Input& in, const LoadOptions& 
 
 // One member file, as load() reads it, except that a mesh or animation keeps its bone ids and
 // material threads without placeholders (cal3d::Ids::AsGiven): the character binds the ids.
-Expected<Scene> read_member(const std::vector<uint8_t>& bytes, const std::string& path, const LoadOptions& options) {
-    const FormatInfo* f = options.format.empty() ? detect_format(bytes, path) : nullptr;
+Expected<Scene> read_member(const std::vector<uint8_t>& bytes, const std::string& path, const LoadOptions& character_options) {
+    // Each member is detected by its own content and name (the .cfg may have been read with
+    // LoadOptions::format "cal3d").
+    LoadOptions options = character_options;
+    options.format.clear();
+    const FormatInfo* f = detect_format(bytes, path);
     const std::string_view name = f ? f->name : std::string_view{};
     using Reader = Expected<Scene> (*)(std::span<const uint8_t>, const LoadOptions&, cal3d::Ids);
     const Reader as_given = name == "cal3d-cmf"   ? Reader(&cal3d::read_cmf)
@@ -182,11 +186,13 @@ static Expected<Scene> assemble_character(const std::vector<Input>& inputs, Scen
         const std::string stem = fs::path(in.path).stem().string();
         auto bytes = fetch_member(in, options);
         if (!bytes) {
-            if (!in.cfg.empty() && bytes.error().code == ErrorCode::NotFound) {
+            // Named by a .cfg (line > 0; a .cfg read from bytes has no name of its own, and
+            // load_bytes names it): the error or warning names the .cfg line.
+            if (in.line > 0 && bytes.error().code == ErrorCode::NotFound) {
                 const std::string what = fmt::format("{} '{}' not found ({})", in.key, in.value, in.path);
                 if (!options.allow_missing)
                     return at_line(make_error(ErrorCode::NotFound, what + "; --allow-missing leaves it out"), in.cfg, in.line);
-                out.warnings.add(WarningCode::PartMissing, fmt::format("{}:{}: {}; left out", in.cfg, in.line, what));
+                out.warnings.add(WarningCode::PartMissing, fmt::format("line {}: {}; left out", in.line, what), std::nullopt, in.cfg);
                 if (in.key == "skeleton") missing_skeleton = fmt::format("'{}' ({}:{})", in.value, in.cfg, in.line);
                 // A material slot keeps its index: material threads count .cfg lines (§4.5).
                 std::string ext = fs::path(in.path).extension().string();
@@ -199,7 +205,7 @@ static Expected<Scene> assemble_character(const std::vector<Input>& inputs, Scen
                 continue;
             }
             // Refused (outside the .cfg's folder), unreadable: the .cfg line that names it.
-            if (!in.cfg.empty())
+            if (in.line > 0)
                 return at_line(make_error(bytes.error().code, fmt::format("{}={}: {}", in.key, in.value, bytes.error().message)), in.cfg, in.line);
             return in_file(bytes.error(), in.path);
         }
@@ -292,7 +298,7 @@ static Expected<Scene> assemble_character(const std::vector<Input>& inputs, Scen
                 inf.joint = *j;
             }
             if (m.material >= int32_t(out.materials.size())) {
-                out.warnings.add(WarningCode::Other, fmt::format("{}: material thread {} but {} materials; none used", f.path, m.material, out.materials.size()));
+                out.warnings.add(WarningCode::Ignored, fmt::format("material thread {} but {} materials; none used", m.material, out.materials.size()), std::nullopt, f.path);
                 m.material = -1;
             }
             meshes_of_file.back().push_back(uint32_t(out.meshes.size()));
@@ -345,7 +351,7 @@ static Expected<Scene> assemble_character(const std::vector<Input>& inputs, Scen
             }
             unbound += !found;
         }
-        if (unbound) out.warnings.add(WarningCode::Other, fmt::format("{}: {} morph tracks name no loaded morph target; ignored", f.path, unbound));
+        if (unbound) out.warnings.add(WarningCode::Ignored, fmt::format("{} morph tracks name no loaded morph target; ignored", unbound), std::nullopt, f.path);
         const auto& src = f.scene.animations.front().morph_tracks;
         Animation a;
         a.name = f.stem;
@@ -371,8 +377,10 @@ static Expected<Scene> assemble_character(const std::vector<Input>& inputs, Scen
     }
     out.meta.source_format = "cal3d";
     for (auto& f : files)
-        for (auto& w : f.scene.warnings.items)
-            for (uint32_t i = 0; i < w.count; ++i) out.warnings.add(w.code, fmt::format("{}: {}", f.stem, w.message), w.offset);
+        for (auto w : f.scene.warnings.items) {
+            if (w.path.empty()) w.path = f.path;  // each member's warnings name the member
+            out.warnings.add_warning(w);
+        }
     return out;
 }
 

@@ -25,7 +25,7 @@ std::optional<Error> read_morph(BinaryReader& r, Family family, int32_t vertex_c
     int64_t previous = -1;
     auto check_id = [&](int32_t id, uint64_t at) -> std::optional<Error> {
         if (id < 0 || id >= vertex_count) return r.bad(fmt::format("morph '{}': blend vertex id {} not in [0, {})", morph.name, id, vertex_count), at);
-        if (id <= previous) r.warnings().add(WarningCode::Other, "blend vertex ids not ascending", at);
+        if (id <= previous) r.warnings().add(WarningCode::Tolerated, "blend vertex ids not ascending", at);
         previous = id;
         return std::nullopt;
     };
@@ -151,7 +151,7 @@ std::optional<Error> read_submesh(BinaryReader& r, Family family, uint32_t index
         if (c[0] == 0 && c[1] == 0 && c[2] == 0)
             r.warnings().add(WarningCode::DegenerateTriangle, where + ": the first face is degenerate (the upstream binary loader fails)");
         else if (d > 0)
-            r.warnings().add(WarningCode::Other, where + ": the upstream binary loader would reverse this submesh's winding; kept as stored");
+            r.warnings().add(WarningCode::ReaderDifference, where + ": the upstream binary loader would reverse this submesh's winding; kept as stored");
     }
     return std::nullopt;
 }

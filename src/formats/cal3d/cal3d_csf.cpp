@@ -54,7 +54,7 @@ Expected<Scene> read_csf(std::span<const uint8_t> bytes, const LoadOptions& opti
         rotated |= !(b.rotation[0] == 0 && b.rotation[1] == 0 && b.rotation[2] == 0);
     }
     if (signature && rotated)
-        scene.warnings.add(WarningCode::Other,
+        scene.warnings.add(WarningCode::BindPoseMismatch,
                            "IMVU CSF: its writer stores ROTATION as LOCALROTATION (§2.6); inverse binds should be recomputed");
     auto sk = build_skeleton(bones, true, scene.warnings);
     if (!sk) return sk.error();

@@ -71,7 +71,7 @@ Status finish_meshes(std::vector<Submesh>& submeshes, Scene& scene, Ids ids) {
         scene.meshes.push_back(std::move(mesh));
     }
     if (absolute + delta > 0)
-        scene.warnings.add(WarningCode::Other, fmt::format("morph targets: {} absolute, {} delta (§4.7 heuristic); stored as deltas", absolute, delta));
+        scene.warnings.add(WarningCode::Interpreted, fmt::format("morph targets: {} absolute, {} delta (§4.7 heuristic); stored as deltas", absolute, delta));
     // Placeholders keep the ids (joint i = bone id i, material i = thread i) of a file read alone.
     if (ids == Ids::AsGiven) return Ok{};
     if (max_bone >= 0) {
@@ -131,15 +131,15 @@ Status finish_animation(float duration, std::vector<Track>& tracks, Scene& scene
         if (any_translation) anim.tracks.push_back(std::move(tra));
         anim.tracks.push_back(std::move(rot));
     }
-    if (unsorted) scene.warnings.add(WarningCode::Other, fmt::format("{} tracks had keys out of time order; sorted", unsorted));
+    if (unsorted) scene.warnings.add(WarningCode::KeysAdjusted, fmt::format("{} tracks had keys out of time order; sorted", unsorted));
     if (filled)
-        scene.warnings.add(WarningCode::Other,
+        scene.warnings.add(WarningCode::KeysAdjusted,
                            fmt::format("{} keys without a translation in tracks that have some; the neighbouring key's is used", filled));
     float last = 0;
     for (auto& t : anim.tracks)
         if (!t.times.empty()) last = std::max(last, t.times.back());
     if (last > duration * 1.0001f)
-        scene.warnings.add(WarningCode::Other, fmt::format("keys up to {} s beyond DURATION {} s", last, duration));
+        scene.warnings.add(WarningCode::Tolerated, fmt::format("keys up to {} s beyond DURATION {} s", last, duration));
     anim.loop = true;  // Cal3D cycles wrap with fmod(t, duration) (§4.4)
     if (duration != last) anim.stated_duration = duration;  // DURATION past (or before) the last key
     if (max_bone >= 0 && ids == Ids::Placeholders) {

@@ -129,7 +129,7 @@ Expected<Skeleton> build_skeleton(const std::vector<Bone>& bones, bool binary, W
     // Suggested tolerance (§4.2): 1e-3 x extent for 6-digit XML, 1e-4 x extent for binary.
     const double tolerance = (binary ? 1e-4 : 1e-3) * extent;
     if (worst_t > tolerance || worst_angle > 1e-2)
-        warnings.add(WarningCode::Other,
+        warnings.add(WarningCode::BindPoseMismatch,
                      fmt::format("LOCALTRANSLATION/LOCALROTATION are not the inverse of the bind pose: residual up to {:.3g} "
                                  "units (extent {:.3g}) and {:.3g} degrees; recompute inverse binds from the bind pose",
                                  worst_t, extent, worst_angle * 180.0 / 3.141592653589793));

@@ -138,9 +138,9 @@ Expected<std::vector<uint8_t>> write_animation(const Scene& scene, size_t animat
         w->add(WarningCode::DroppedData, fmt::format("scale keys of {} joints not written: Cal3D keys hold translation and rotation only", tally.scaled));
     if (w && tally.duplicate) w->add(WarningCode::DroppedData, fmt::format("{} extra tracks of an already tracked joint channel not written", tally.duplicate));
     if (w && tally.no_rotation)
-        w->add(WarningCode::Other, fmt::format("{} joints have translation keys only and the bind rotation is unknown; identity rotations written", tally.no_rotation));
+        w->add(WarningCode::Substituted, fmt::format("{} joints have translation keys only and the bind rotation is unknown; identity rotations written", tally.no_rotation));
     if (w && tally.unknown_bind)
-        w->add(WarningCode::Other,
+        w->add(WarningCode::Substituted,
                binary ? fmt::format("{} joints have no translation keys and the bind translation is unknown: the 1e10 sentinel (IMVU's \"use the skeleton's\") is written, which a version {} reader takes literally",
                                     tally.unknown_bind, version_of(dialect))
                       : fmt::format("{} joints have no translation keys and the bind translation is unknown: their keys have no TRANSLATION, which VERSION < 1300 readers other than IMVU's reject",
@@ -153,7 +153,7 @@ Expected<std::vector<uint8_t>> write_animation(const Scene& scene, size_t animat
     float duration = std::max(anim.stated_duration, last);
     if (!(duration > 0)) {
         duration = 1.0f / (anim.frame_rate > 0 ? anim.frame_rate : default_frame_rate);
-        if (w) w->add(WarningCode::Other, fmt::format("all keys at time 0: DURATION {} written (Cal3D needs > 0)", duration));
+        if (w) w->add(WarningCode::KeysAdjusted, fmt::format("all keys at time 0: DURATION {} written (Cal3D needs > 0)", duration));
     }
 
     const int32_t version = version_of(dialect);

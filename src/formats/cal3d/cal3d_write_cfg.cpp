@@ -99,7 +99,7 @@ void name_targets(Scene& s, Warnings* warnings) {
         }
     }
     if (warnings && renamed)
-        warnings->add(WarningCode::Other, fmt::format("{} morph targets without a name of their own named '<mesh>.morph<index>' (IMVU binds by name)", renamed));
+        warnings->add(WarningCode::Substituted, fmt::format("{} morph targets without a name of their own named '<mesh>.morph<index>' (IMVU binds by name)", renamed));
 }
 
 Error in_side_file(Error e, const std::string& name) {

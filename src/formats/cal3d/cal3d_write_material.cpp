@@ -44,7 +44,7 @@ Expected<std::vector<uint8_t>> write_material(const Material& material, bool bin
         bool out_of_range = false;
         for (const Vec4* c : {&material.ambient, &material.diffuse, &material.specular})
             for (float v : *c) out_of_range |= !(v >= 0 && v <= 1);
-        if (out_of_range) options.warnings->add(WarningCode::Other, "material colours outside 0..1 clamped");
+        if (out_of_range) options.warnings->add(WarningCode::ValueClamped, "material colours outside 0..1 clamped");
         if (material.emissive != Vec4{0, 0, 0, 1}) options.warnings->add(WarningCode::DroppedData, "emissive colour not written: Cal3D materials have none");
         bool typed_maps = false;
         for (auto& m : material.maps) typed_maps |= !m.type_name.empty() || m.type != TextureType::Diffuse;
@@ -90,7 +90,7 @@ namespace {
 Expected<Output> write_material_file(const Scene& scene, bool binary, const SaveOptions& options) {
     Material material;
     if (scene.materials.empty()) {
-        if (options.warnings) options.warnings->add(WarningCode::Other, "the scene has no material: a default Cal3D material is written");
+        if (options.warnings) options.warnings->add(WarningCode::Substituted, "the scene has no material: a default Cal3D material is written");
     } else {
         material = scene.materials[0];
         if (scene.materials.size() > 1 && options.warnings)

@@ -81,7 +81,7 @@ Expected<std::vector<SubmeshOut>> prepare_submeshes(const Scene& scene, const st
             return invalid(index, "a vertex stream does not have one entry per vertex");
         sm.normals = m.normals.empty() ? std::vector<Vec3>(n, Vec3{0, 0, 0}) : m.normals;
         if (m.normals.empty() && n > 0 && options.warnings)
-            options.warnings->add(WarningCode::Other, fmt::format("mesh {}: no normals; written as 0 0 0", index));
+            options.warnings->add(WarningCode::Substituted, fmt::format("mesh {}: no normals; written as 0 0 0", index));
 
         // Influences: scene joint -> Cal3D bone id.
         if (!m.skin.empty()) {
@@ -114,7 +114,7 @@ Expected<std::vector<SubmeshOut>> prepare_submeshes(const Scene& scene, const st
                     alpha |= c[3] != 1.0f;
                 }
                 if (alpha) drop("vertex colour alpha not written: Cal3D COLOR is r g b");
-                if (clamped && options.warnings) options.warnings->add(WarningCode::Other, "vertex colours outside 0..1 clamped");
+                if (clamped && options.warnings) options.warnings->add(WarningCode::ValueClamped, "vertex colours outside 0..1 clamped");
                 if (m.colors.size() > 1) drop("vertex colour sets after the first not written: Cal3D has one");
             }
         }

@@ -105,7 +105,7 @@ Expected<std::vector<uint8_t>> write_morph_animation(const Scene& scene, size_t 
                           fmt::format("animation {} '{}' has no morph weight tracks on meshes with morph targets", animation, anim.name));
     if (tracks.size() > uint64_t(INT32_MAX)) return make_error(ErrorCode::LimitExceeded, fmt::format("{} morph tracks", tracks.size()));
     if (w && no_targets) w->add(WarningCode::DroppedData, fmt::format("{} morph weight tracks drive meshes without morph targets; not written", no_targets));
-    if (w && unnamed) w->add(WarningCode::Other, fmt::format("{} morph targets have no name; IMVU binds morph tracks by name", unnamed));
+    if (w && unnamed) w->add(WarningCode::ReaderDifference, fmt::format("{} morph targets have no name; IMVU binds morph tracks by name", unnamed));
     if (w && lost_binding)
         w->add(WarningCode::DroppedData,
                fmt::format("binary 1301 CPF tracks hold a MORPHID only: the MESHID / SUBMESH of {} tracks are not written", lost_binding));
@@ -117,7 +117,7 @@ Expected<std::vector<uint8_t>> write_morph_animation(const Scene& scene, size_t 
     float duration = std::max(anim.stated_duration, last);
     if (!(duration > 0)) {
         duration = 1.0f / (anim.frame_rate > 0 ? anim.frame_rate : default_frame_rate);
-        if (w) w->add(WarningCode::Other, fmt::format("all keys at time 0: DURATION {} written (Cal3D needs > 0)", duration));
+        if (w) w->add(WarningCode::KeysAdjusted, fmt::format("all keys at time 0: DURATION {} written (Cal3D needs > 0)", duration));
     }
 
     if (binary) {

@@ -48,7 +48,7 @@ Expected<Scene> read_xaf(std::span<const uint8_t> bytes, const LoadOptions& opti
     }
     if (tracks.empty()) return xml::error_at(d, d.body, "no TRACK");
     if (missing_translation && d.version < 1300)
-        w.add(WarningCode::Other, fmt::format("{} keys without TRANSLATION in a VERSION {} file (upstream before 1300 rejects it)",
+        w.add(WarningCode::ReaderDifference, fmt::format("{} keys without TRANSLATION in a VERSION {} file (upstream before 1300 rejects it)",
                                               missing_translation, d.version));
     if (auto st = finish_animation(duration, tracks, scene, ids); !st) return st.error();
     set_meta(scene, FileType::Animation, false, d.version);
@@ -91,7 +91,7 @@ Expected<Scene> read_xpf(std::span<const uint8_t> bytes, const LoadOptions& opti
         }
         tracks.push_back(std::move(t));
     }
-    if (by_name && by_id) w.add(WarningCode::Other, "XPF mixes MORPHNAME and MORPHID tracks");
+    if (by_name && by_id) w.add(WarningCode::Tolerated, "XPF mixes MORPHNAME and MORPHID tracks");
     scene.meta.comment = by_id ? "XPF dialect: upstream (MORPHID/MESHID)" : "XPF dialect: IMVU (MORPHNAME)";
     finish_morph_animation(duration, tracks, scene);
     set_meta(scene, FileType::MorphAnimation, false, d.version);

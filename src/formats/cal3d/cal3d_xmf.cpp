@@ -22,7 +22,7 @@ std::optional<Error> read_vertex(const xml::Document& d, pugi::xml_node node, in
         if (m.colors.empty()) m.colors.assign(1, std::vector<Vec4>(m.positions.size() - 1, Vec4{1, 1, 1, 1}));
         bool garbage = false;
         for (float& x : c) garbage |= x < 0 || x > 1, x = std::clamp(x, 0.0f, 1.0f);
-        if (garbage) w.add(WarningCode::Other, "vertex COLOR outside 0..1 (garbage); clamped");
+        if (garbage) w.add(WarningCode::ValueClamped, "vertex COLOR outside 0..1 (garbage); clamped");
     }
     if (!m.colors.empty()) m.colors[0].push_back(Vec4{c[0], c[1], c[2], 1});
     LodCollapse lod;
@@ -56,7 +56,7 @@ std::optional<Error> read_vertex(const xml::Document& d, pugi::xml_node node, in
         if (m.skin.influences.size() >= options.max_elements) return xml::error_at(d, inf, "too many influences");
         m.skin.influences.push_back(Influence{uint32_t(bone), weight});
     }
-    if (read != influences) w.add(WarningCode::Other, "NUMINFLUENCES differs from the INFLUENCE elements; all are read");
+    if (read != influences) w.add(WarningCode::CountMismatch, "NUMINFLUENCES differs from the INFLUENCE elements; all are read");
     m.skin.offsets.push_back(uint32_t(m.skin.influences.size()));
     float physique = 0;
     bool has_physique = false;
@@ -101,7 +101,7 @@ std::optional<Error> read_submesh(const xml::Document& d, pugi::xml_node node, S
     if (!any_lod) m.lod.clear();
     // NUMLODSTEPS is stored, not a loop bound (§3.2): an unreadable or negative one is read as 0.
     if (const char* steps = xml::attribute(node, "NUMLODSTEPS"); steps && (!xml::integer(steps, m.lod_steps) || m.lod_steps < 0)) {
-        w.add(WarningCode::Other, "NUMLODSTEPS is not an integer >= 0; read as 0");
+        w.add(WarningCode::ValueClamped, "NUMLODSTEPS is not an integer >= 0; read as 0");
         m.lod_steps = 0;
     }
     if (m.skin.influences.empty()) m.skin = {};
@@ -140,9 +140,9 @@ std::optional<Error> read_submesh(const xml::Document& d, pugi::xml_node node, S
     }
     int32_t declared = 0;
     if (xml::integer(xml::attribute(node, "NUMVERTICES"), declared) && uint64_t(declared) != m.positions.size())
-        w.add(WarningCode::Other, "NUMVERTICES differs from the VERTEX elements; all are read");
+        w.add(WarningCode::CountMismatch, "NUMVERTICES differs from the VERTEX elements; all are read");
     if (xml::integer(xml::attribute(node, "NUMFACES"), declared) && uint64_t(declared) != m.triangles.size())
-        w.add(WarningCode::Other, "NUMFACES differs from the FACE elements; all are read");
+        w.add(WarningCode::CountMismatch, "NUMFACES differs from the FACE elements; all are read");
     return std::nullopt;
 }
 

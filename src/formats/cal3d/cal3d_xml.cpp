@@ -185,7 +185,7 @@ std::optional<Error> float_attribute(const Document& d, pugi::xml_node node, std
     if (!floats(v, &out, 1, non_finite))
         return error_at(d, node, v ? fmt::format("{}=\"{}\" is not a number", name, std::string_view(v).substr(0, 40))
                                    : fmt::format("missing {} attribute", name));
-    if (non_finite) w.add(WarningCode::Other, "non-finite numbers replaced by 0", uint64_t(node.offset_debug()));
+    if (non_finite) w.add(WarningCode::NonFiniteValue, "non-finite numbers replaced by 0", uint64_t(node.offset_debug()));
     return std::nullopt;
 }
 
@@ -199,7 +199,7 @@ std::optional<Error> element_floats(const Document& d, pugi::xml_node parent, st
     }
     bool non_finite = false;
     if (!floats(e.child_value(), out, n, non_finite)) return error_at(d, e, fmt::format("expected {} numbers", n));
-    if (non_finite) w.add(WarningCode::Other, "non-finite numbers replaced by 0", uint64_t(e.offset_debug()));
+    if (non_finite) w.add(WarningCode::NonFiniteValue, "non-finite numbers replaced by 0", uint64_t(e.offset_debug()));
     return std::nullopt;
 }
 
@@ -213,7 +213,7 @@ std::optional<Error> parse(std::span<const uint8_t> bytes, FileType type, Docume
         uint64_t fixed = 0;
         d.buffer = quote_attributes(text, fixed);
         result = d.doc.load_buffer_inplace(d.buffer.data(), d.buffer.size(), options, pugi::encoding_utf8);
-        if (result && fixed) warnings.add(WarningCode::Other, fmt::format("{} attribute values without quotes (IMVU-tolerated)", fixed));
+        if (result && fixed) warnings.add(WarningCode::Tolerated, fmt::format("{} attribute values without quotes (IMVU-tolerated)", fixed));
     }
     if (!result) {
         Error e = make_error(ErrorCode::Malformed, fmt::format("XML (byte {}): {}", result.offset, result.description()), uint64_t(result.offset));
@@ -238,7 +238,7 @@ std::optional<Error> parse(std::span<const uint8_t> bytes, FileType type, Docume
         return e;
     }
     if (junk)
-        warnings.add(WarningCode::Other, fmt::format("{} runs of text between elements ignored (IMVU-tolerated junk)", junk));
+        warnings.add(WarningCode::Ignored, fmt::format("{} runs of text between elements ignored (IMVU-tolerated junk)", junk));
     pugi::xml_node first;
     for (auto c : d.doc.children())
         if (c.type() == pugi::node_element) {
@@ -268,7 +268,7 @@ std::optional<Error> parse(std::span<const uint8_t> bytes, FileType type, Docume
         if (d.version < earliest_version)
             return error_at(d, d.header_form ? first : body, fmt::format("VERSION {} < {}", d.version, earliest_version));
     } else {
-        warnings.add(WarningCode::Other, "no VERSION attribute");
+        warnings.add(WarningCode::Tolerated, "no VERSION attribute");
     }
     d.body = body;
     return std::nullopt;

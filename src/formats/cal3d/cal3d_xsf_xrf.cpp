@@ -47,7 +47,7 @@ Expected<Scene> read_xsf(std::span<const uint8_t> bytes, const LoadOptions& opti
     }
     int32_t declared = -1;
     if (xml::integer(xml::attribute(d.body, "NUMBONES"), declared) && declared != int32_t(bones.size()))
-        scene.warnings.add(WarningCode::Other, fmt::format("NUMBONES {} but {} BONE elements; all are read", declared, bones.size()));
+        scene.warnings.add(WarningCode::CountMismatch, fmt::format("NUMBONES {} but {} BONE elements; all are read", declared, bones.size()));
     for (auto c : d.body.children())
         if (c.type() == pugi::node_element && !xml::is(c, "BONE"))
             scene.warnings.add(WarningCode::UnknownCommand, fmt::format("unknown element <{}> in SKELETON ignored", c.name()));
@@ -57,8 +57,8 @@ Expected<Scene> read_xsf(std::span<const uint8_t> bytes, const LoadOptions& opti
     Vec3 ambient{0, 0, 0};
     if (const char* color = xml::attribute(d.body, "SCENEAMBIENTCOLOR"); color && !xml::floats(color, ambient.data(), 3, non_finite))
         ambient = {0, 0, 0}, bad_light = true;
-    if (non_finite) scene.warnings.add(WarningCode::Other, "non-finite light colours replaced by 0");
-    if (bad_light) scene.warnings.add(WarningCode::Other, "unreadable SCENEAMBIENTCOLOR / LIGHTTYPE / LIGHTCOLOR values read as 0");
+    if (non_finite) scene.warnings.add(WarningCode::NonFiniteValue, "non-finite light colours replaced by 0");
+    if (bad_light) scene.warnings.add(WarningCode::Substituted, "unreadable SCENEAMBIENTCOLOR / LIGHTTYPE / LIGHTCOLOR values read as 0");
     store_imvu_lighting(scene, ambient, lights);
     set_meta(scene, FileType::Skeleton, false, d.version);
     return scene;
@@ -76,7 +76,7 @@ Expected<Scene> read_xrf(std::span<const uint8_t> bytes, const LoadOptions& opti
         if (auto e = xml::element_floats(d, d.body, names[c], v, 4, scene.warnings)) return *e;
         for (int k = 0; k < 4; ++k) {
             if (v[k] < 0 || v[k] > 255)
-                scene.warnings.add(WarningCode::Other, fmt::format("{} component {} outside 0..255; clamped", names[c], v[k]));
+                scene.warnings.add(WarningCode::ValueClamped, fmt::format("{} component {} outside 0..255; clamped", names[c], v[k]));
             colors[c][k] = uint8_t(std::clamp(v[k], 0.0f, 255.0f) + 0.5f);
         }
     }

@@ -53,7 +53,7 @@ bool check_document(Reader& r) {
         for (auto& n : refused) names += (names.empty() ? "" : ", ") + n;
         return r.fail(ErrorCode::Unsupported, "/extensionsRequired", fmt::format("{} not supported", names));
     }
-    for (auto& n : ignored) r.warn(WarningCode::Other, fmt::format("extension {} ignored", n));
+    for (auto& n : ignored) r.warn(WarningCode::Ignored, fmt::format("extension {} ignored", n));
 
     // Conventions of glTF 2.0 §3.4: Y up, +Z forward, right-handed, counter-clockwise, metres.
     Meta& meta = r.scene.meta;

@@ -207,7 +207,7 @@ bool AnimationReader::run(uint32_t index) {
         if (!channel((*channels)[c], *samplers, path)) return false;
     }
     if (resampled_)
-        r_.warn(WarningCode::Other, fmt::format("animation '{}': {} CUBICSPLINE channels resampled at {} keys per second", anim_.name, resampled_, r_.options.resample_rate));
+        r_.warn(WarningCode::KeysAdjusted, fmt::format("animation '{}': {} CUBICSPLINE channels resampled at {} keys per second", anim_.name, resampled_, r_.options.resample_rate));
     if (anim_.tracks.empty() && anim_.morph_tracks.empty()) {
         r_.warn(WarningCode::DroppedData, fmt::format("animation '{}' has no channel rigport can hold; dropped", anim_.name));
         return true;

@@ -194,13 +194,13 @@ bool PrimitiveReader::run(const Json& prim, uint32_t skin_joints) {
     for (auto& [set, acc] : texcoords) {
         const Accessor* a = attribute(fmt::format("TEXCOORD_{}", set), acc, 2);
         if (!a) return false;
-        if (set != mesh_.texcoords.size()) r_.warn(WarningCode::Other, fmt::format("{}: TEXCOORD_{} read as set {} (sets are not contiguous)", path_, set, mesh_.texcoords.size()));
+        if (set != mesh_.texcoords.size()) r_.warn(WarningCode::Tolerated, fmt::format("{}: TEXCOORD_{} read as set {} (sets are not contiguous)", path_, set, mesh_.texcoords.size()));
         mesh_.texcoords.push_back(values<2>(*a, 0));
     }
     for (auto& [set, acc] : colors) {
         const Accessor* a = attribute(fmt::format("COLOR_{}", set), acc, 4, 3);
         if (!a) return false;
-        if (set != mesh_.colors.size()) r_.warn(WarningCode::Other, fmt::format("{}: COLOR_{} read as set {} (sets are not contiguous)", path_, set, mesh_.colors.size()));
+        if (set != mesh_.colors.size()) r_.warn(WarningCode::Tolerated, fmt::format("{}: COLOR_{} read as set {} (sets are not contiguous)", path_, set, mesh_.colors.size()));
         mesh_.colors.push_back(values<4>(*a, 1));  // VEC3: alpha 1
     }
     if (skin_joints != none) {

@@ -21,9 +21,9 @@ bool read_targets(Reader& r, uint32_t mesh, uint32_t primitive, const Json& prim
     const Json* names = extras ? r.array(*extras, "targetNames", mesh_path + "/extras") : nullptr;
     if (!r.ok()) return false;
     if (weights && weights->size() != targets->size())
-        r.warn(WarningCode::Other, fmt::format("{}/weights: {} weights for {} morph targets; defaults taken as 0", mesh_path, weights->size(), targets->size()));
+        r.warn(WarningCode::CountMismatch, fmt::format("{}/weights: {} weights for {} morph targets; defaults taken as 0", mesh_path, weights->size(), targets->size()));
     if (names && names->size() != targets->size())
-        r.warn(WarningCode::Other, fmt::format("{}/extras/targetNames: {} names for {} morph targets; ignored", mesh_path, names->size(), targets->size()));
+        r.warn(WarningCode::CountMismatch, fmt::format("{}/extras/targetNames: {} names for {} morph targets; ignored", mesh_path, names->size(), targets->size()));
 
     for (size_t t = 0; t < targets->size(); ++t) {
         const std::string at = fmt::format("{}/targets/{}", path, t);

@@ -52,11 +52,11 @@ bool read_node(Reader& r, uint32_t i, std::vector<NodeInfo>& nodes) {
         for (int c = 0; c < 4; ++c)
             for (int row = 0; row < 4; ++row) n.local[c][row] = values[c * 4 + row];
         if (n.local[0][3] != 0 || n.local[1][3] != 0 || n.local[2][3] != 0 || n.local[3][3] != 1) {
-            r.warn(WarningCode::Other, fmt::format("{}: matrix is not affine (last row not 0 0 0 1); the row was ignored", path));
+            r.warn(WarningCode::Ignored, fmt::format("{}: matrix is not affine (last row not 0 0 0 1); the row was ignored", path));
             n.local[0][3] = n.local[1][3] = n.local[2][3] = 0, n.local[3][3] = 1;
         }
         if (r.find(*j, "translation") || r.find(*j, "rotation") || r.find(*j, "scale"))
-            r.warn(WarningCode::Other, fmt::format("{}: both matrix and TRS given; the matrix is used", path));
+            r.warn(WarningCode::Ignored, fmt::format("{}: both matrix and TRS given; the matrix is used", path));
         n.trs = decompose(n.local, n.sheared);
         return true;
     }

@@ -114,7 +114,7 @@ const std::vector<Mat4>* Placer::skin_bind(uint32_t s) {
     if (baked_.size() < plan_.skins.size()) baked_.resize(plan_.skins.size());
     baked_[s] = worst > 1e-4;
     if (baked_[s])
-        r_.warn(WarningCode::Other,
+        r_.warn(WarningCode::BindPoseMismatch,
                 spread > 1e-4 ? fmt::format("skin {}: inverse bind matrices differ from the joints' rest pose, by up to {:.3g} and not alike "
                                             "over the joints; skinned vertices baked at the rest pose (exact there, approximate in poses far from it)", s, worst)
                               : fmt::format("skin {}: inverse bind matrices hold one extra transform for every joint (a bind-shape matrix, up to "

@@ -125,6 +125,7 @@ Expected<Output> write_container(const Scene& scene, const std::string& path, co
         if (json.size() + bin.size() + 64 > UINT32_MAX)
             return make_error(ErrorCode::LimitExceeded, fmt::format("the GLB would be {} bytes; its length field is 32-bit", json.size() + bin.size()));
         out.bytes = make_glb(json, bin);
+        out.format = "glb";
     } else {
         out.bytes.assign(json.begin(), json.end());
     }

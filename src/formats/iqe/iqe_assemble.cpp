@@ -18,7 +18,7 @@ std::optional<Error> Parser::build_skeleton() {
         warn(WarningCode::AnimationOnly, fmt::format("poses without joints: {} unnamed joints (bind to a skeleton by index)", n));
     }
     if (bind_poses_.size() < joints_.size())
-        warn(WarningCode::Other, fmt::format("{} bind poses for {} joints; the rest are identity", bind_poses_.size(), joints_.size()));
+        warn(WarningCode::CountMismatch, fmt::format("{} bind poses for {} joints; the rest are identity", bind_poses_.size(), joints_.size()));
     else if (bind_poses_.size() > joints_.size())
         warn(WarningCode::DroppedData, fmt::format("{} bind poses for {} joints; the extra ones are ignored", bind_poses_.size(), joints_.size()));
     uint32_t roots = 0;
@@ -117,7 +117,7 @@ std::optional<Error> Parser::build_meshes() {
         if (source.empty()) all = 0;
         auto check = [&](uint16_t bit, const char* cmd) {
             if ((any & bit) && !(all & bit))
-                warn(WarningCode::Other, fmt::format("mesh '{}': some vertices have no '{}' (attribute arrays of unequal length); defaults used", om.name, cmd));
+                warn(WarningCode::CountMismatch, fmt::format("mesh '{}': some vertices have no '{}' (attribute arrays of unequal length); defaults used", om.name, cmd));
             return (any & bit) != 0;
         };
         auto pick = [&](auto& out, const auto& values, auto missing) {
@@ -178,7 +178,7 @@ std::optional<Error> Parser::build_animations() {
         const float rate = anim.frame_rate > 0 ? anim.frame_rate : default_frame_rate;
         for (auto& f : frames)
             if (f.poses.size() != joints) {
-                warn(WarningCode::Other, fmt::format("animation '{}': frames whose pose count differs from the {} joints (padded with the bind pose or cut)", anim.name, joints));
+                warn(WarningCode::CountMismatch, fmt::format("animation '{}': frames whose pose count differs from the {} joints (padded with the bind pose or cut)", anim.name, joints));
                 break;
             }
         const auto& skj = doc_.scene.skeleton.joints;

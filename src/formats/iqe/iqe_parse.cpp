@@ -67,7 +67,7 @@ uint32_t Parser::block_mesh() {
         m.material = block_material_;
         meshes_.push_back(std::move(m));
     } else if (!meshes_[it->second].ranges.empty() || !meshes_[it->second].triangles.empty()) {
-        warn(WarningCode::Other, fmt::format("repeated mesh block '{}' (material '{}'); merged", block_name_, block_material_));
+        warn(WarningCode::Tolerated, fmt::format("repeated mesh block '{}' (material '{}'); merged", block_name_, block_material_));
     }
     block_mesh_ = it->second;
     return it->second;
@@ -239,7 +239,7 @@ std::optional<Error> Parser::face(std::string_view cmd, bool relative) {
 // fs f0 f1 ...: smooth (non-zero) or sharp (0) flags for the edges of the face just read.
 std::optional<Error> Parser::face_smoothing() {
     if (!last_face_valid_) {
-        warn(WarningCode::Other, "'fs' without a preceding face; ignored");
+        warn(WarningCode::Ignored, "'fs' without a preceding face; ignored");
         return std::nullopt;
     }
     const uint32_t corners = last_face_corners_;
@@ -375,7 +375,7 @@ std::optional<Error> Parser::vertexarray() {
     if (!attribute && type.size() == 7 && equal_ci(type.substr(0, 6), "custom") && type[6] >= '0' && type[6] <= '9')
         custom = type[6] - '0';
     if (!attribute && custom < 0) {
-        warn(WarningCode::Other, fmt::format("vertexarray: unknown type '{}'; ignored", type.substr(0, 40)));
+        warn(WarningCode::Ignored, fmt::format("vertexarray: unknown type '{}'; ignored", type.substr(0, 40)));
         return std::nullopt;
     }
     (void)type_column;
@@ -389,7 +389,7 @@ std::optional<Error> Parser::vertexarray() {
     Result r = cur_.integer(size);
     if (r != Result::Ok && r != Result::Missing) return bad_number("vertexarray", r);
     if (size < 1 || size > 4) {
-        warn(WarningCode::Other, fmt::format("vertexarray {}: size {} clamped to 1..4", type, size));
+        warn(WarningCode::ValueClamped, fmt::format("vertexarray {}: size {} clamped to 1..4", type, size));
         size = std::clamp<int64_t>(size, 1, 4);
     }
     if (attribute) {
@@ -487,7 +487,7 @@ Expected<Document> Parser::run() {
         return error_at(1, 1, "not an IQE file: the first line must contain '# Inter-Quake Export'");
     while (cur_.next_line()) {
         if (cur_.line_text().size() >= 512)
-            warn(WarningCode::Other, "lines of 512 characters or more (the reference compiler splits them)");
+            warn(WarningCode::ReaderDifference, "lines of 512 characters or more (the reference compiler splits them)");
         std::string_view cmd = cur_.token();
         if (cmd.empty() || cmd[0] == '#') continue;
         if (cmd == "comment") {

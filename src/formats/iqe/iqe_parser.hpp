@@ -111,11 +111,11 @@ private:
     std::optional<uint32_t> attribute_vertex(std::string_view cmd, uint16_t bit) {
         const uint32_t n = static_cast<uint32_t>(positions_.size());
         if (n == 0) {
-            warn(WarningCode::Other, fmt::format("'{}' before any 'vp'; ignored", cmd));
+            warn(WarningCode::Ignored, fmt::format("'{}' before any 'vp'; ignored", cmd));
             return std::nullopt;
         }
         if ((has_[n - 1] & bit) && bit != HAS_VB)
-            warn(WarningCode::Other, fmt::format("a second '{}' for one vertex; the later one is kept", cmd));
+            warn(WarningCode::Tolerated, fmt::format("a second '{}' for one vertex; the later one is kept", cmd));
         has_[n - 1] |= bit;
         return n - 1;
     }

@@ -9,6 +9,7 @@
 #include "rigport/error.hpp"
 #include "rigport/io.hpp"
 #include "rigport/scene.hpp"
+#include "rigport/formats.hpp"
 #include "rigport/validate.hpp"
 
 namespace rigport::joe {
@@ -73,6 +74,8 @@ Expected<std::vector<uint8_t>> write(const Scene& scene, const SaveOptions& opti
 
 // JOE-specific validation (formats/joe.md §9 rules 5, 6) added to the report.
 void validate(std::span<const uint8_t> bytes, const LoadOptions& options, ValidationReport& report);
+// Each frame's stored counts (inspect_joe) as registry parts (FormatInfo::stored_parts).
+Expected<std::vector<StoredPart>> stored_parts(std::span<const uint8_t> bytes);
 
 // Faces of one frame whose CCW geometric normal (v1-v0)x(v2-v0) agrees (cos >= 0.5), disagrees
 // (cos <= -0.5) or is perpendicular to the summed corner normals (also when either has no direction);

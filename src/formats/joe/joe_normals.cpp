@@ -119,6 +119,21 @@ Expected<JoeCounts> inspect_joe(std::span<const uint8_t> bytes) {
     return detail::guarded(std::string(), "reading", [&] { return inspect_joe_unguarded(bytes); });
 }
 
+namespace joe {
+
+Expected<std::vector<StoredPart>> stored_parts(std::span<const uint8_t> bytes) {
+    auto counts = inspect_joe(bytes);
+    if (!counts) return counts.error();
+    return detail::guarded(std::string(), "reading", [&]() -> Expected<std::vector<StoredPart>> {
+        std::vector<StoredPart> parts;
+        for (auto& f : counts->frames)
+            parts.push_back(StoredPart{"frame", {{"faces", f.faces}, {"verts", f.verts}, {"texcoords", f.texcoords}, {"normals", f.normals}, {"corners", f.corners}}});
+        return parts;
+    });
+}
+
+}  // namespace joe
+
 NormalSwapTest test_vdrift_normal_swap(const Mesh& mesh) {
     NormalSwapTest test;
     test.faces = mesh.triangles.size();

@@ -60,7 +60,7 @@ Expected<JoeFile> parse(std::span<const uint8_t> bytes, const LoadOptions& optio
         return make_error(ErrorCode::Unsupported, fmt::format("version {}: only JOE version 3 is known", file.version), 4);
     }
     if (file.magic != magic_idp2 && file.magic != 0)
-        warnings.add(WarningCode::Other, fmt::format("magic {:#010x} is neither IDP2 nor 0 (VDrift does not check it)", file.magic), 0);
+        warnings.add(WarningCode::Tolerated, fmt::format("magic {:#010x} is neither IDP2 nor 0 (VDrift does not check it)", file.magic), 0);
     if (file.num_frames == 0) return malformed(12, "num_frames is 0 (VDrift reads frame 0 regardless: undefined behaviour)");
     if (file.num_frames > options.max_frames)
         return make_error(ErrorCode::LimitExceeded, fmt::format("num_frames {} exceeds the limit {}", file.num_frames, options.max_frames), 12);

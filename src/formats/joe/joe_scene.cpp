@@ -51,10 +51,10 @@ void check_values(const Frame& frame, uint32_t index, Warnings& warnings) {
     }
     for (size_t i = 0; i < frame.texcoords.size(); ++i)
         if (!finite(frame.texcoords[i]) && !bad_texcoords++) first_texcoord = frame.texcoords_offset + 8 * i;
-    warn_n(warnings, WarningCode::Other, fmt::format("frame {}: vertices with a non-finite coordinate (set to 0)", index), bad_verts, first_vert);
+    warn_n(warnings, WarningCode::NonFiniteValue, fmt::format("frame {}: vertices with a non-finite coordinate (set to 0)", index), bad_verts, first_vert);
     warn_n(warnings, WarningCode::InvalidNormal, fmt::format("frame {}: non-finite normals (set to zero length)", index), bad_normals, first_normal);
     warn_n(warnings, WarningCode::InvalidNormal, fmt::format("frame {}: zero-length normals (kept)", index), zero_normals, first_zero);
-    warn_n(warnings, WarningCode::Other, fmt::format("frame {}: texcoords with a non-finite value (set to 0)", index), bad_texcoords, first_texcoord);
+    warn_n(warnings, WarningCode::NonFiniteValue, fmt::format("frame {}: texcoords with a non-finite value (set to 0)", index), bad_texcoords, first_texcoord);
 }
 
 template <size_t N>
@@ -97,10 +97,10 @@ Expected<Scene> to_scene(const JoeFile& file, Warnings warnings) {
     const Frame& f0 = file.frames.front();
     for (uint32_t i = 0; i < file.frames.size(); ++i) check_values(file.frames[i], i, scene.warnings);
     if (file.num_faces == 0)
-        scene.warnings.add(WarningCode::Other, "num_faces is 0: an empty mesh (VDrift asserts on it)", 8);
+        scene.warnings.add(WarningCode::ReaderDifference, "num_faces is 0: an empty mesh (VDrift asserts on it)", 8);
     for (uint32_t i = 0; i < file.frames.size(); ++i)
         if (file.frames[i].num_texcoords == 0)
-            scene.warnings.add(WarningCode::Other,
+            scene.warnings.add(WarningCode::Substituted,
                                fmt::format("frame {}: no texcoords; every corner gets (0,0) as VDrift substitutes", i),
                                file.frames[i].counts_offset + 4);
 
@@ -175,7 +175,7 @@ Expected<Scene> to_scene(const JoeFile& file, Warnings warnings) {
         kept_frames.push_back(fi);
     }
     if (file.frames.size() > 1)
-        scene.warnings.add(WarningCode::Other, fmt::format("{} frames: VDrift renders frame 0 only; frames 1.. are kept as morph targets",
+        scene.warnings.add(WarningCode::ReaderDifference, fmt::format("{} frames: VDrift renders frame 0 only; frames 1.. are kept as morph targets",
                                                            file.frames.size()), 12);
     scene.meshes.push_back(std::move(mesh));
 

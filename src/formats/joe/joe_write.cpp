@@ -192,7 +192,7 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
                 return make_error(ErrorCode::Unsupported,
                                   fmt::format("frame {}: {} distinct {}: JOE indices are u16, so at most {} fit", fi, a.n, a.what, u16_entries));
             if (a.n > signed_index_max + 1 && options.joe.force)
-                warn(options, WarningCode::Other,
+                warn(options, WarningCode::ReaderDifference,
                      fmt::format("frame {}: {} distinct {} written (forced): indices above {} read as negative in signed-short readers",
                                  fi, a.n, a.what, signed_index_max));
             if (a.n > signed_index_max + 1 && !options.joe.force)
@@ -203,7 +203,7 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
         }
     }
     if (options.joe.force && faces > vdrift_max_faces)
-        warn(options, WarningCode::Other, fmt::format("{} faces written (forced): VDrift refuses more than {}", faces, vdrift_max_faces));
+        warn(options, WarningCode::ReaderDifference, fmt::format("{} faces written (forced): VDrift refuses more than {}", faces, vdrift_max_faces));
 
     io::ByteWriter w;
     w.u32(magic_idp2);

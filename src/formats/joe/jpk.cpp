@@ -70,13 +70,13 @@ static Expected<JpkPack> parse_jpk_unguarded(std::span<const uint8_t> bytes, uin
         auto [it, added] = last.try_emplace(pack.entries[i].name, i);
         if (!added) {
             pack.entries[it->second].overridden = true;
-            pack.warnings.add(WarningCode::Other, fmt::format("duplicate name '{}': the later entry wins, as in VDrift", pack.entries[i].name),
+            pack.warnings.add(WarningCode::ArchiveLayout, fmt::format("duplicate name '{}': the later entry wins, as in VDrift", pack.entries[i].name),
                               pack.entries[i].fat_offset);
             it->second = i;
         }
     }
     if (garbage) {
-        pack.warnings.add(WarningCode::Other, "name slots with bytes after the NUL (trackeditor joepack's uninitialised padding; ignored)");
+        pack.warnings.add(WarningCode::ArchiveLayout, "name slots with bytes after the NUL (trackeditor joepack's uninitialised padding; ignored)");
         pack.warnings.items.back().count = uint32_t(garbage);
     }
     // Members normally follow each other in FAT order; report overlaps (a hand-made pack).
@@ -86,12 +86,12 @@ static Expected<JpkPack> parse_jpk_unguarded(std::span<const uint8_t> bytes, uin
     std::sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
     for (size_t i = 1; i < by_offset.size(); ++i)
         if (by_offset[i]->offset < by_offset[i - 1]->offset + by_offset[i - 1]->length)
-            pack.warnings.add(WarningCode::Other,
+            pack.warnings.add(WarningCode::ArchiveLayout,
                               fmt::format("members '{}' and '{}' overlap", by_offset[i - 1]->name, by_offset[i]->name),
                               by_offset[i]->fat_offset);
     pack.trailing_bytes = bytes.size() - pack.data_end;
     if (pack.trailing_bytes)
-        pack.warnings.add(WarningCode::Other,
+        pack.warnings.add(WarningCode::ArchiveLayout,
                           fmt::format("{} bytes after the last member (stale data of a pack rewritten in place; ignored)", pack.trailing_bytes),
                           pack.data_end);
     return pack;
