@@ -17,29 +17,8 @@ namespace rigport {
 // exactly two triangles share it; edges are keyed by the unordered pair of endpoint positions
 // plus blend data (so seams with different weights are not neighbours). iqm-iqe.md §1.6, bug 1.
 constexpr uint32_t no_neighbor = 0xFFFFFFFFu;
-// What makes two vertices one endpoint: vertex v's key is words[begin[v] .. begin[v+1]), and
-// vertices with equal keys are one endpoint. A file format keys on the numbers it stores (an IQM
-// file: src/formats/iqm/iqm_adjacency.cpp), so a reader of the file finds the same edges as its writer.
-struct EndpointKeys {
-    std::vector<uint64_t> words;
-    std::vector<uint32_t> begin{0};  // vertex count + 1
-    void end_vertex() { begin.push_back(uint32_t(words.size())); }
-    uint32_t vertex_count() const { return uint32_t(begin.size() - 1); }
-};
-// Triangles numbering vertices globally; an index without a key matches nothing.
-std::vector<Triangle> compute_adjacency(const std::vector<Triangle>& triangles, const EndpointKeys& keys);
 // Keyed on the scene's own numbers (float positions, positive float weights).
 std::vector<Triangle> compute_adjacency(const Scene& scene);
-
-struct AdjacencyComparison {
-    uint64_t valid = 0;      // entry equals the correct neighbour
-    uint64_t wrong = 0;      // entry names a triangle that is not the correct neighbour
-    uint64_t missing = 0;    // entry is no_neighbor but a neighbour exists
-    uint64_t open = 0;       // both say no neighbour
-    uint64_t extra = 0;      // entry names a triangle where the correct answer is no_neighbor
-};
-AdjacencyComparison compare_adjacency(const std::vector<Triangle>& stored,
-                                      const std::vector<Triangle>& correct);
 
 // ---- bounds (src/process/bounds.cpp) ------------------------------------------------------
 // Per-frame bounds of the skinned vertices, measured from the origin as IQM does (iqm-iqe.md
@@ -108,41 +87,6 @@ const char* to_string(ClipEnd mode);
 // scene.warnings one warning per such animation naming the gap; None changes nothing (validate_scene
 // reports the gap as anim.ends-before-duration). Returns the number of keys added.
 uint64_t apply_clip_end(Scene& scene, ClipEnd mode);
-
-// ---- IQM channel quantization (src/process/quantize.cpp) ----------------------------------
-// Per pose and channel over all frames of all animations: offset = min, scale = (max-min)/65535,
-// u16 = uint16(0.5f + (v-min)/scale) clamped; constant channels (max-min < 1e-10) get scale 0 and
-// their mask bit clear. iqm-iqe.md §1.7.
-struct QuantizedChannel {
-    bool animated = false;
-    float offset = 0.0f;
-    float scale = 0.0f;
-};
-QuantizedChannel quantize_range(float min, float max);
-uint16_t quantize_value(float value, const QuantizedChannel& channel);
-float dequantize_value(uint16_t sample, const QuantizedChannel& channel);
-
-// ---- normal generation (src/process/smooth_normals.cpp) -----------------------------------
-// The IQE specification's smoothing state of one triangle, as the reader recorded it.
-struct TriangleSmoothing {
-    int32_t group = -1;            // smoothgroup key; -1 = the default group
-    bool smooth_uv = false;        // smoothuv: corners smooth only when their texcoords are equal
-    float angle_degrees = 180.0f;  // smoothangle: faces smooth when their normals are within it (180 = always)
-    bool has_edge_flags = false;   // an fs line applied to this triangle
-    std::array<bool, 3> smooth_edge{true, true, true};  // per edge (v[k], v[(k+1)%3])
-};
-struct MeshSmoothing {
-    std::vector<TriangleSmoothing> triangles;  // one per triangle of the mesh
-    std::vector<int32_t> vertex_index;         // `vs` per vertex; empty when the file has none
-};
-// Area-weighted smooth normals for every mesh of the scene, computed across mesh boundaries as
-// the IQE spec says: corners at exactly equal positions are united when their groups match, their
-// face normals are within both faces' smoothangle (signed: dot >= cos(angle)), texcoords
-// match when smoothuv asks, vs indices match, and fs flags allow the shared edge (iqm-iqe.md §3.2
-// step 3, without bugs 3 and 4). The angle test is dot >= max(cos a1, cos a2): both faces' angles
-// must accept. Vertices shared by corners of different groups are split, so
-// triangles and vertex counts may change. smoothing has one entry per mesh (missing = defaults).
-void generate_normals(Scene& scene, const std::vector<MeshSmoothing>& smoothing);
 
 // ---- welding (src/process/weld.cpp) -------------------------------------------------------
 // Merges vertices of a mesh whose every attribute (position, normal, tangent, texcoords, colors,

@@ -5,11 +5,12 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rigport/error.hpp"
 #include "rigport/io.hpp"
-#include "rigport/process.hpp"
 
 namespace rigport {
 
@@ -24,13 +25,23 @@ struct Finding {
     uint64_t count = 1;
 };
 
+// Counts a format's checker measured over data the file stores, e.g. IQM's stored adjacency
+// against a correct computation: "adjacency" {valid, wrong, missing, open}. `rigport validate`
+// prints each as "<name>: <value> <key>, ..." and in JSON as {"<name>": {"<key>": value}}.
+struct Tally {
+    std::string name;
+    std::vector<std::pair<std::string, uint64_t>> counts;  // in the order printed
+};
+
 struct ValidationReport {
     std::string path;
     std::string format;
     std::vector<Finding> findings;
-    std::optional<AdjacencyComparison> adjacency;  // when the file stores adjacency
+    std::vector<Tally> tallies;
 
     uint64_t count(Severity severity) const;
+    // The count `key` of the tally `name`, when the checker measured it.
+    std::optional<uint64_t> tally(std::string_view name, std::string_view key) const;
     void add(Severity severity, std::string code, std::string message, std::optional<uint64_t> offset = {},
              uint64_t count = 1);
 };

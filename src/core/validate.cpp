@@ -28,6 +28,14 @@ uint64_t ValidationReport::count(Severity severity) const {
     return n;
 }
 
+std::optional<uint64_t> ValidationReport::tally(std::string_view name, std::string_view key) const {
+    for (auto& t : tallies)
+        if (t.name == name)
+            for (auto& [k, v] : t.counts)
+                if (k == key) return v;
+    return std::nullopt;
+}
+
 void ValidationReport::add(Severity severity, std::string code, std::string message, std::optional<uint64_t> offset,
                            uint64_t count) {
     findings.push_back(Finding{severity, std::move(code), std::move(message), offset, count});

@@ -1,6 +1,7 @@
 // IQM triangle adjacency, computed correctly (iqm-iqe.md §1.6 and bug 1), and its comparison.
 #include <algorithm>
 
+#include "process/adjacency.hpp"
 #include "process/process_util.hpp"
 #include "rigport/process.hpp"
 

@@ -1,6 +1,7 @@
 // The IQE -> IQM compiler front end (iqm-iqe.md §3.1, §3.2): inputs merged into one scene, the
 // processing pipeline for text inputs, per-file animation options, skeleton matching by name;
 // Cal3D files as one character (compile_cal3d.cpp; cal3d.md §4.5), the clip-end rule (§4.4).
+#include "process/smooth_normals.hpp"
 #include "rigport/compile.hpp"
 
 #include <fmt/format.h>

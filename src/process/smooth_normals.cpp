@@ -7,6 +7,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "process/smooth_normals.hpp"
 #include "process/vertex_streams.hpp"
 #include "process/process_util.hpp"
 #include "rigport/process.hpp"

@@ -1,6 +1,7 @@
 // Triangle adjacency (iqm-iqe.md §1.6, bug 1) against a brute-force oracle and hand cases.
 #include <gtest/gtest.h>
 
+#include "process/adjacency.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {

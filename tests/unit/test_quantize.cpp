@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 
+#include "process/quantize.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "process/smooth_normals.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {

@@ -27,13 +27,12 @@ Json to_json(const ValidationReport& r) {
     j["errors"] = r.count(Severity::Error);
     j["warnings"] = r.count(Severity::Warning);
     j["infos"] = r.count(Severity::Info);
-    if (r.adjacency)
-        j["adjacency"] = {{"valid", r.adjacency->valid},
-                          {"wrong", r.adjacency->wrong + r.adjacency->extra},
-                          {"missing", r.adjacency->missing},
-                          {"open", r.adjacency->open}};
-    else
-        j["adjacency"] = nullptr;
+    // What a format's checker measured over stored data (IQM: "adjacency").
+    for (auto& t : r.tallies) {
+        Json counts = Json::object();
+        for (auto& [key, value] : t.counts) counts[key] = value;
+        j[t.name] = std::move(counts);
+    }
     j["findings"] = Json::array();
     for (auto& f : r.findings) {
         Json o{{"severity", to_string(f.severity)}, {"code", f.code}, {"message", f.message}};
@@ -53,9 +52,11 @@ void print_text(const ValidationReport& r) {
             std::string where = f.offset ? fmt::format(" [offset {}]", *f.offset) : "";
             fmt::print("  {:<7} {}: {}{}\n", to_string(f.severity), f.code, printable(f.message, 400), where);
         }
-    if (r.adjacency)
-        fmt::print("adjacency: {} valid, {} wrong, {} missing, {} open\n", r.adjacency->valid, r.adjacency->wrong + r.adjacency->extra,
-                   r.adjacency->missing, r.adjacency->open);
+    for (auto& t : r.tallies) {
+        std::string line = t.name + ":";
+        for (size_t k = 0; k < t.counts.size(); ++k) line += fmt::format("{} {} {}", k ? "," : "", t.counts[k].second, t.counts[k].first);
+        fmt::print("{}\n", line);
+    }
     const uint64_t e = r.count(Severity::Error), w = r.count(Severity::Warning), i = r.count(Severity::Info);
     fmt::print("{} error{}, {} warning{}, {} note{}\n", e, e == 1 ? "" : "s", w, w == 1 ? "" : "s", i, i == 1 ? "" : "s");
 }

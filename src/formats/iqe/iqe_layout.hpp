@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "process/smooth_normals.hpp"
 #include "rigport/error.hpp"
 #include "rigport/io.hpp"
 #include "rigport/process.hpp"

@@ -13,6 +13,7 @@
 
 #include "formats/iqe/iqe_layout.hpp"
 #include "io/text_cursor.hpp"
+#include "process/smooth_normals.hpp"
 
 namespace rigport::iqe::detail {
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "formats/iqm/iqm_layout.hpp"
+#include "process/adjacency.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport::iqm {

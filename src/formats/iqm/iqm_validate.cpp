@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "formats/iqm/iqm_layout.hpp"
+#include "process/adjacency.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport::iqm {
@@ -216,7 +217,7 @@ void check_adjacency(const IqmFile& f, Report& r) {
         return;
     }
     const AdjacencyComparison c = compare_adjacency(f.adjacency, compute_adjacency(f));
-    r.adjacency = c;
+    r.tallies.push_back(Tally{"adjacency", {{"valid", c.valid}, {"wrong", c.wrong + c.extra}, {"missing", c.missing}, {"open", c.open}}});
     const uint64_t wrong = c.wrong + c.extra;
     if (wrong == 0 && c.missing == 0) {
         r.add(Severity::Info, "adjacency.correct",

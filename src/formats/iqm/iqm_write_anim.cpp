@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "formats/iqm/iqm_write_parts.hpp"
+#include "process/quantize.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
 
