@@ -35,7 +35,9 @@ const std::vector<FormatInfo>& formats() {
         // by content (a .json file is not assumed to be glTF).
         FormatInfo{"gltf", "glTF 2.0 (.gltf JSON + .bin, or .glb binary)", {".gltf", ".glb"}, &gltf::detect, &gltf::read, &gltf::write, nullptr, 0, false, true},
         // The same writer forced to GLB whatever the output is called (--format glb); reads either.
-        FormatInfo{"glb", "glTF 2.0 binary container (writes GLB whatever the extension)", {}, nullptr, &gltf::read, &gltf::write_glb, nullptr, 0, false, true},
+        // Its .glb says what it writes (the CLI's extension rule, batch's output names); by
+        // extension a .glb is still found as "gltf", the entry above.
+        FormatInfo{"glb", "glTF 2.0 binary container (writes GLB whatever the extension)", {".glb"}, nullptr, &gltf::read, &gltf::write_glb, nullptr, 0, false, true},
         // Cal3D: one entry per file type and encoding (formats/cal3d.md); binary by magic + version,
         // XML by its header or root element. Whole characters: the "cal3d" (.cfg) entry below.
         FormatInfo{"cal3d-csf", "Cal3D binary skeleton", {".csf"}, &cal3d::detect_csf, &cal3d::read_csf, &cal3d::write_csf, nullptr, 0, true},

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <functional>
 #include <optional>
@@ -34,8 +35,22 @@ void print_warnings(const Warnings& warnings);
 int read_exit_code(const Error& error);
 int write_exit_code(const Error& error);
 
-// The output format: --format NAME, else the extension of path. On failure prints the error and
-// sets exit_code (1 usage, 3 no writer); used before any input is read.
+using Json = nlohmann::ordered_json;
+// {"code": "<ErrorCode text>", "message", "path", "line", "column", "offset"}; the place fields
+// the error does not have are left out.
+Json error_json(const Error& error);
+// The failure that ends a verb: `Error: ...` on stderr and, with --json, {"error": {...}} on
+// stdout. Returns exit_code.
+int fail(const Error& error, int exit_code, bool json);
+// A usage error (exit 1) as an Error: InvalidArgument with no place.
+Error usage_error(std::string message);
+
+// The output format: --format NAME, else the extension of path. Refused (InvalidArgument, exit 1)
+// when neither names a format, or when path's extension is one a registered format claims and
+// the --format named does not (`--format iqm -o x.glb`); a format without a writer is
+// Unsupported (exit 3). Exit codes by write_exit_code; used before any input is read.
+Expected<const FormatInfo*> find_output_format(const std::string& path, const std::string& format_name);
+// The same, printing the error and setting exit_code on failure.
 const FormatInfo* choose_output_format(const std::string& path, const std::string& format_name, int& exit_code);
 
 // Non-printable bytes shown as \xNN and newlines as \n, cut to at most max_chars.
@@ -70,5 +85,6 @@ Verb add_convert(CLI::App& app);
 Verb add_sample(CLI::App& app);
 Verb add_formats(CLI::App& app);
 Verb add_pack(CLI::App& app);  // VDrift JPK packs
+Verb add_batch(CLI::App& app);  // many models, one output folder
 
 }  // namespace rigport::cli

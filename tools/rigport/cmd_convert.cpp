@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "cli.hpp"
-#include "rigport/jpk.hpp"
+#include "convert_model.hpp"
 
 namespace rigport::cli {
 
@@ -32,6 +32,8 @@ struct ConvertArgs {
     bool cal3d_binary = false;            // Cal3D .cfg output: binary side files
     bool fix_normals = false;     // VDrift's normal swap where its heuristic fires (jpk.hpp)
     bool force = false;           // replace a read-only output; JOE: write beyond VDrift's limits
+    bool quiet = false;           // -q: no warnings (errors still print)
+    bool json = false;            // --json: the result (or the failure) as one JSON object on stdout
     LoadFlags load;               // --allow-outside, --allow-missing
 };
 
@@ -58,7 +60,7 @@ std::optional<Vec3> parse_vec3(const std::string& text, bool single_means_z) {
 
 // Splits the positional words into inputs: "--name A --fps N --loop --start N --end N" apply to
 // the next input only; "a.iqe,b.iqe" is one input whose geometry accumulates.
-std::optional<std::vector<CompileInput>> parse_inputs(const std::vector<std::string>& words) {
+Expected<std::vector<CompileInput>> parse_inputs(const std::vector<std::string>& words) {
     std::vector<CompileInput> inputs;
     AnimationInputOptions pending;
     auto number = [](const std::string& text, auto& out) {
@@ -69,32 +71,24 @@ std::optional<std::vector<CompileInput>> parse_inputs(const std::vector<std::str
     for (size_t i = 0; i < words.size(); ++i) {
         const std::string& w = words[i];
         const bool takes_value = w == "--name" || w == "--fps" || w == "--start" || w == "--end";
-        if (takes_value && i + 1 == words.size()) {
-            print_error(fmt::format("{} needs a value", w));
-            return std::nullopt;
-        }
+        if (takes_value && i + 1 == words.size()) 
+            return usage_error(fmt::format("{} needs a value", w));
         if (w == "--name") {
             pending.name = words[++i];
         } else if (w == "--fps") {
             float fps = 0;
-            if (!number(words[++i], fps) || !std::isfinite(fps) || fps < 0) {
-                print_error(fmt::format("--fps '{}': expected a frame rate >= 0", words[i]));
-                return std::nullopt;
-            }
+            if (!number(words[++i], fps) || !std::isfinite(fps) || fps < 0) 
+                return usage_error(fmt::format("--fps '{}': expected a frame rate >= 0", words[i]));
             pending.fps = fps;
         } else if (w == "--start" || w == "--end") {
             int64_t v = 0;
-            if (!number(words[++i], v)) {
-                print_error(fmt::format("{} '{}': expected a whole number of frames", w, words[i]));
-                return std::nullopt;
-            }
+            if (!number(words[++i], v)) 
+                return usage_error(fmt::format("{} '{}': expected a whole number of frames", w, words[i]));
             (w == "--start" ? pending.start : pending.end) = v;
         } else if (w == "--loop") {
             pending.loop = true;
-        } else if (w.size() > 1 && w[0] == '-') {
-            print_error(fmt::format("unknown option '{}'", w));
-            return std::nullopt;
-        } else {
+        } else if (w.size() > 1 && w[0] == '-') 
+            return usage_error(fmt::format("unknown option '{}'", w)); else {
             CompileInput input;
             for (size_t from = 0; from <= w.size();) {
                 size_t comma = w.find(',', from);
@@ -102,176 +96,92 @@ std::optional<std::vector<CompileInput>> parse_inputs(const std::vector<std::str
                 if (comma > from) input.paths.push_back(w.substr(from, comma - from));
                 from = comma + 1;
             }
-            if (input.paths.empty()) {
-                print_error(fmt::format("'{}' names no file", w));
-                return std::nullopt;
-            }
+            if (input.paths.empty()) 
+                return usage_error(fmt::format("'{}' names no file", w));
             input.animation = pending;
             pending = {};
             inputs.push_back(std::move(input));
         }
     }
-    if (pending.name || pending.fps || pending.loop || pending.start || pending.end) {
-        print_error("animation options must come before the input they apply to");
-        return std::nullopt;
-    }
-    if (inputs.empty()) {
-        print_error("no input given");
-        return std::nullopt;
-    }
+    if (pending.name || pending.fps || pending.loop || pending.start || pending.end) 
+        return usage_error("animation options must come before the input they apply to");
+    if (inputs.empty()) 
+        return usage_error("no input given");
     return inputs;
 }
 
-// The file an input path reads: the pack of a "PACK.jpk:MEMBER" that names no file itself.
-std::string input_file(const std::string& path) {
-    std::error_code ec;
-    if (auto split = split_jpk_member_path(path); split && !std::filesystem::exists(path, ec)) return split->first;
-    return path;
+// Checks every option before any input is read; what they decide, or the usage error.
+Expected<ModelOptions> model_options(const ConvertArgs& a) {
+    ModelOptions o;
+    if (a.scale) {
+        // The reference compiler clamps to 1e-8..1e8; a value outside is a typo, not a wish.
+        if (!std::isfinite(*a.scale) || *a.scale < 1e-8f || *a.scale > 1e8f)
+            return usage_error(fmt::format("--scale {}: must be a number in [1e-8, 1e8]", *a.scale));
+        o.transform.scale = *a.scale;
+    }
+    if (a.rotate) {
+        auto v = parse_vec3(*a.rotate, false);
+        if (!v) return usage_error(fmt::format("--rotate '{}': expected X,Y,Z in degrees", *a.rotate));
+        o.transform.rotate_degrees = *v;
+    }
+    if (a.meshtrans) {
+        auto v = parse_vec3(*a.meshtrans, true);
+        if (!v) return usage_error(fmt::format("--meshtrans '{}': expected X,Y,Z or a single Z", *a.meshtrans));
+        o.transform.meshtrans = *v;
+    }
+    if (a.axis != "bake" && a.axis != "root") return usage_error(fmt::format("--axis '{}': expected bake or root", a.axis));
+    o.axis = a.axis == "root" ? GltfOptions::AxisMode::Root : GltfOptions::AxisMode::Bake;
+    if (a.images == "auto") o.images.mode = ImageOptions::Mode::Auto;
+    else if (a.images == "reference") o.images.mode = ImageOptions::Mode::Reference;
+    else if (a.images == "embed") o.images.mode = ImageOptions::Mode::Embed;
+    else if (a.images == "none") o.images.mode = ImageOptions::Mode::None;
+    else return usage_error(fmt::format("--images '{}': expected auto, reference, embed or none", a.images));
+    o.images.convert = a.convert_images;
+    if (a.clip_end == "clamp") o.clip_end = ClipEnd::Clamp;
+    else if (a.clip_end == "extrapolate") o.clip_end = ClipEnd::Extrapolate;
+    else if (a.clip_end == "none") o.clip_end = ClipEnd::None;
+    else if (!a.clip_end.empty()) return usage_error(fmt::format("--clip-end '{}': expected clamp, extrapolate or none", a.clip_end));
+    o.cal3d.binary = a.cal3d_binary;
+    if (a.cal3d_dialect == "1100") o.cal3d.dialect = Cal3dOptions::Dialect::Classic1100;
+    else if (a.cal3d_dialect == "1301") o.cal3d.dialect = Cal3dOptions::Dialect::Trunk1301;
+    else if (a.cal3d_dialect != "imvu" && a.cal3d_dialect != "919")
+        return usage_error(fmt::format("--cal3d-dialect '{}': expected imvu, 1100 or 1301", a.cal3d_dialect));
+    if (a.json && is_stdout_path(a.output))
+        return usage_error("--json prints on standard output, where -o - streams the model: use one of them");
+    o.load = a.load.load_options();
+    o.force_joints = a.force_joints;
+    o.fix_normals = a.fix_normals;
+    o.force = a.force;
+    o.loop_key = a.loop_key;
+    return o;
 }
 
 int run_convert(const ConvertArgs& a) {
     // Every option is checked before any input is read.
-    TransformOptions transform;
-    if (a.scale) {
-        // The reference compiler clamps to 1e-8..1e8; a value outside is a typo, not a wish.
-        if (!std::isfinite(*a.scale) || *a.scale < 1e-8f || *a.scale > 1e8f) {
-            print_error(fmt::format("--scale {}: must be a number in [1e-8, 1e8]", *a.scale));
-            return exit_usage;
-        }
-        transform.scale = *a.scale;
-    }
-    if (a.rotate) {
-        auto v = parse_vec3(*a.rotate, false);
-        if (!v) {
-            print_error(fmt::format("--rotate '{}': expected X,Y,Z in degrees", *a.rotate));
-            return exit_usage;
-        }
-        transform.rotate_degrees = *v;
-    }
-    if (a.meshtrans) {
-        auto v = parse_vec3(*a.meshtrans, true);
-        if (!v) {
-            print_error(fmt::format("--meshtrans '{}': expected X,Y,Z or a single Z", *a.meshtrans));
-            return exit_usage;
-        }
-        transform.meshtrans = *v;
-    }
-    if (a.axis != "bake" && a.axis != "root") {
-        print_error(fmt::format("--axis '{}': expected bake or root", a.axis));
-        return exit_usage;
-    }
-    ImageOptions images;
-    if (a.images == "auto") images.mode = ImageOptions::Mode::Auto;
-    else if (a.images == "reference") images.mode = ImageOptions::Mode::Reference;
-    else if (a.images == "embed") images.mode = ImageOptions::Mode::Embed;
-    else if (a.images == "none") images.mode = ImageOptions::Mode::None;
-    else {
-        print_error(fmt::format("--images '{}': expected auto, reference, embed or none", a.images));
-        return exit_usage;
-    }
-    images.convert = a.convert_images;
-    ClipEnd clip_end = ClipEnd::Clamp;
-    if (a.clip_end == "extrapolate") clip_end = ClipEnd::Extrapolate;
-    else if (a.clip_end == "none") clip_end = ClipEnd::None;
-    else if (!a.clip_end.empty() && a.clip_end != "clamp") {
-        print_error(fmt::format("--clip-end '{}': expected clamp, extrapolate or none", a.clip_end));
-        return exit_usage;
-    }
-    Cal3dOptions cal3d;
-    cal3d.binary = a.cal3d_binary;
-    if (a.cal3d_dialect == "1100") cal3d.dialect = Cal3dOptions::Dialect::Classic1100;
-    else if (a.cal3d_dialect == "1301") cal3d.dialect = Cal3dOptions::Dialect::Trunk1301;
-    else if (a.cal3d_dialect != "imvu" && a.cal3d_dialect != "919") {
-        print_error(fmt::format("--cal3d-dialect '{}': expected imvu, 1100 or 1301", a.cal3d_dialect));
-        return exit_usage;
-    }
-    int code = exit_ok;
-    const FormatInfo* out_format = choose_output_format(a.output, a.format, code);
-    if (!out_format) return code;
+    auto options = model_options(a);
+    if (!options) return fail(options.error(), exit_usage, a.json);
+    auto format = find_output_format(a.output, a.format);
+    if (!format) return fail(format.error(), write_exit_code(format.error()), a.json);
+    options->format = *format;
     auto inputs = parse_inputs(a.words);
-    if (!inputs) return exit_usage;
-    // The output may replace none of the inputs: checked now against the files named, and again
-    // before writing against every file the inputs read (buffers, .cfg members, textures).
-    WriteOptions write_options;
-    write_options.force = a.force;
-    for (auto& in : *inputs)
-        for (auto& p : in.paths) write_options.protect.push_back(input_file(p));
-    if (auto st = check_output(a.output, write_options); !st) {
-        print_error(st.error().to_string());
-        return write_exit_code(st.error());
-    }
+    if (!inputs) return fail(inputs.error(), exit_usage, a.json);
 
-    // The compiler's pipeline, and what the output format can hold (compiler_options): influences
-    // per vertex, end-of-clip keys unless the format keeps a clip's stated length (Cal3D DURATION).
-    CompileOptions options = compiler_options(*out_format);
-    options.load = a.load.load_options();
-    options.transform = transform;
-    options.force_joints = a.force_joints;
-    options.load.on_read = [&write_options](const std::string& path) { write_options.protect.push_back(path); };
-    if (!a.clip_end.empty()) options.clip_end = clip_end;
-    auto scene = compile(*inputs, options);
-    if (!scene) {
-        print_error(scene.error().to_string());
-        return read_exit_code(scene.error());
+    ModelJob job;
+    job.inputs = std::move(*inputs);
+    job.output = a.output;
+    const std::string input = job.inputs.front().paths.front();
+    const ModelResult result = convert_model(job, *options);
+    if (!a.quiet) {
+        std::string warnings;
+        append_warnings(result, warnings);
+        fmt::print(stderr, "{}", warnings);
     }
-    print_warnings(scene->warnings);
-    if (a.fix_normals) {
-        const auto tests = fix_vdrift_normals(*scene);
-        for (size_t m = 0; m < tests.size(); ++m)
-            if (tests[m].fires)
-                print_warning(fmt::format("mesh {}: normals swapped to (x, -z, y) as VDrift does ({} of {} faces perpendicular, limit {})",
-                                          m, tests[m].perpendicular, tests[m].faces, tests[m].limit));
-    }
-    const std::string& input = inputs->front().paths.front();
-
-    Warnings write_warnings;
-    SaveOptions save_options;
-    save_options.format = std::string(out_format->name);
-    save_options.force_joints = a.force_joints;
-    save_options.warnings = &write_warnings;
-    save_options.gltf.axis = a.axis == "root" ? GltfOptions::AxisMode::Root : GltfOptions::AxisMode::Bake;
-    save_options.gltf.loop_key = a.loop_key;
-    save_options.gltf.embed_buffer = is_stdout_path(a.output);  // standard output carries one file
-    save_options.joe.force = a.force;
-    save_options.cal3d = cal3d;
-    const bool gltf_out = out_format->holds_images;
-    // Images the inputs hold (a .glb's textures) go inside a glTF or beside the output; standard
-    // output carries one file, so beside another format they are left out there.
-    if (images.mode == ImageOptions::Mode::None) drop_embedded_images(*scene, "--images none", write_warnings);
-    else if (!gltf_out && is_stdout_path(a.output)) drop_embedded_images(*scene, "standard output carries one file", write_warnings);
-    if (gltf_out) {
-        // Texture paths are relative to the model that names them: the first input's folder.
-        images.search_dir = std::filesystem::path(input).parent_path().string();
-        // Confined like every other file a model names (ImageOptions::root empty = search_dir).
-        images.allow_outside = a.load.allow_outside;
-        images.on_read = options.load.on_read;
-        // Standard output carries one file: images go inside it, as in a .glb.
-        if (is_stdout_path(a.output) && images.mode == ImageOptions::Mode::Auto) images.mode = ImageOptions::Mode::Embed;
-        save_options.gltf.embedded_images = images.mode == ImageOptions::Mode::Embed       ? GltfOptions::EmbeddedImages::Embed
-                                            : images.mode == ImageOptions::Mode::Reference ? GltfOptions::EmbeddedImages::Files
-                                                                                           : GltfOptions::EmbeddedImages::Auto;
-        auto resolved = resolve_images(*scene, a.output, images, write_warnings);
-        if (!resolved) {
-            print_error(resolved.error().to_string());
-            return read_exit_code(resolved.error());
-        }
-        save_options.gltf.images = std::move(*resolved);
-    }
-    // A .gltf output comes with its .bin: side files are written first, then the main file.
-    auto output = save_output(*scene, a.output, save_options);
-    if (!output) {
-        print_error(output.error().to_string());
-        return write_exit_code(output.error());
-    }
-    if (auto st = write_output(a.output, *output, write_options); !st) {
-        print_error(st.error().to_string());
-        return write_exit_code(st.error());
-    }
-    print_warnings(write_warnings);
+    if (!result.ok()) return fail(*result.error, result.exit_code, a.json);
+    if (a.json) fmt::print("{}\n", model_record(input, result).dump(2, ' ', false, Json::error_handler_t::replace));
     if (a.verbose)
-        fmt::print(is_stdout_path(a.output) ? stderr : stdout, "{} -> {} ({}, {} bytes): meshes {}, vertices {}, triangles {}, joints {}, animations {}\n", input, a.output,
-                   output->format, output->bytes.size(), scene->meshes.size(), scene->vertex_count(), scene->triangle_count(),
-                   scene->skeleton.joints.size(), scene->animations.size());
+        fmt::print(is_stdout_path(a.output) || a.json ? stderr : stdout, "{} -> {} ({}, {} bytes): meshes {}, vertices {}, triangles {}, joints {}, animations {}\n",
+                   input, a.output, result.written_format, result.bytes, result.counts.meshes, result.counts.vertices,
+                   result.counts.triangles, result.counts.joints, result.counts.animations);
     return exit_ok;
 }
 
@@ -313,6 +223,9 @@ Verb add_convert(CLI::App& app) {
                     "Cal3D output: imvu (default: version 919, HEADER-form XML), 1100 (Debian's cal3d 0.11) or 1301 (upstream trunk)");
     sub->add_flag("--cal3d-binary", args->cal3d_binary, "Cal3D .cfg output: binary side files (.csf .cmf .crf .caf .cpf) instead of XML");
     sub->add_flag("-v,--verbose", args->verbose, "Print a summary of what was written");
+    sub->add_flag("-q,--quiet", args->quiet, "Print no warnings (errors still print)");
+    sub->add_flag("--json", args->json,
+                  "Print the result as one JSON object on stdout (inputs, outputs, counts, warnings); a failure as {\"error\": {...}}");
     args->load.add_to(sub);
     return {sub, [args, sub]() {
                 args->words = sub->remaining();

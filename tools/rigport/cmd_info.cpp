@@ -212,15 +212,12 @@ Verb add_info(CLI::App& app) {
     auto args = std::make_shared<InfoArgs>();
     CLI::App* sub = app.add_subcommand("info", "Show what a model holds: meshes, vertex arrays, joints, animations, bounds");
     sub->add_option("FILE", args->paths, "Model file; several files (or a .cfg) are one model, as 'convert' merges them")->required();
-    sub->add_flag("--json", args->json, "Print one JSON object instead of text");
+    sub->add_flag("--json", args->json, "Print one JSON object instead of text; a failure as {\"error\": {...}}");
     args->load.add_to(sub);
     return {sub, [args]() -> int {
                 args->path = args->paths.front();
                 auto scene = load_model(args->paths, args->load.load_options());
-                if (!scene) {
-                    print_error(scene.error().to_string());
-                    return read_exit_code(scene.error());
-                }
+                if (!scene) return fail(scene.error(), read_exit_code(scene.error()), args->json);
                 // Counts the file stores per part that the scene does not show (JOE: per frame,
                 // before VDrift welds corners; docs/joe.md), when its format has them.
                 const FormatInfo* format = find_format(scene->meta.source_format);

@@ -68,7 +68,7 @@ Verb add_validate(CLI::App& app) {
     CLI::App* sub = app.add_subcommand("validate", "Check a model's structure and semantics; exit 5 when it has errors");
     sub->add_option("FILE", args->paths, "Model file; several files (or a .cfg) are checked as one model, as 'convert' merges them")
         ->required();
-    sub->add_flag("--json", args->json, "Print the report as one JSON object");
+    sub->add_flag("--json", args->json, "Print the report as one JSON object; a file that cannot be read as {\"error\": {...}}");
     sub->add_flag("--strict", args->strict, "Treat warnings as errors for the exit code");
     args->load.add_to(sub);
     return {sub, [args]() -> int {
@@ -85,10 +85,7 @@ Verb add_validate(CLI::App& app) {
                     options.load = args->load.load_options();
                     report = validate_compiled(inputs, options);
                 }
-                if (!report) {
-                    print_error(report.error().to_string());
-                    return read_exit_code(report.error());
-                }
+                if (!report) return fail(report.error(), read_exit_code(report.error()), args->json);
                 const ValidationReport& r = *report;
                 if (args->json)
                     fmt::print("{}\n", to_json(r).dump(2, ' ', false, Json::error_handler_t::replace));

@@ -1,0 +1,375 @@
+// `rigport batch` through the real binary (folders mirrored, .cfg characters as one model, failures,
+// parallel determinism, --report, -q, inputs untouched, usage errors), and issue 16's diagnostics:
+// --json failure objects, -q on convert, an output extension contradicting --format.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "rigport/io.hpp"
+#include "rigport/sample.hpp"
+#include "test_support.hpp"
+
+namespace rigport::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// The built-in sample saved by the library (no texture beside it, so glTF outputs warn
+// texture-not-found: a warning to silence).
+fs::path save_sample(const fs::path& path) {
+    fs::create_directories(path.parent_path());
+    auto st = save(make_sample_scene(), path.string());
+    EXPECT_TRUE(st) << st.error().to_string();
+    return path;
+}
+
+// A Cal3D character: char.cfg with its skeleton, mesh, material and animation beside it. The
+// sample's "pulse" (a scale-only animation) has no Cal3D form, so only "wave" goes in.
+fs::path save_character(const fs::path& cfg) {
+    fs::create_directories(cfg.parent_path());
+    Scene scene = make_sample_scene();
+    scene.animations.resize(1);
+    auto st = save(scene, cfg.string());
+    EXPECT_TRUE(st) << st.error().to_string();
+    return cfg;
+}
+
+fs::path save_truncated(const fs::path& path) {
+    fs::path tmp = save_sample(path.parent_path() / ("whole_" + path.filename().string()));
+    auto bytes = read_bytes(tmp);
+    fs::remove(tmp);
+    bytes.resize(200);
+    write_bytes(path, bytes);
+    return path;
+}
+
+// Every regular file below dir, as sorted relative paths.
+std::vector<std::string> files_below(const fs::path& dir) {
+    std::vector<std::string> out;
+    if (!fs::exists(dir)) return out;
+    for (auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file()) out.push_back(fs::relative(e.path(), dir).generic_string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Every file below dir with its bytes.
+std::map<std::string, std::vector<uint8_t>> snapshot(const fs::path& dir) {
+    std::map<std::string, std::vector<uint8_t>> out;
+    for (auto& f : files_below(dir)) out[f] = read_bytes(dir / f);
+    return out;
+}
+
+const std::regex summary_line(R"((^|\n)(\d+) converted, (\d+) failed, (\d+) warnings in [0-9.]+ s\n$)");
+
+TEST(Batch, MirrorsANestedTree) {
+    const fs::path dir = temp_dir();
+    save_sample(dir / "in" / "a.iqm");
+    save_sample(dir / "in" / "sub" / "b.iqe");
+    save_sample(dir / "in" / "sub" / "deeper" / "c.joe");
+    write_bytes(dir / "in" / "notes.txt", {'h', 'i'});   // no format reads .txt: not a model
+    write_bytes(dir / "in" / "sub" / "p.jpk", {0, 0});  // packs are not expanded
+    fs::create_directory_symlink(dir / "in" / "sub", dir / "in" / "linked");  // not followed
+    save_sample(dir / "loose" / "d.iqm");                 // a file given directly: OUT_DIR/<stem>.glb
+    auto r = run_cli({"batch", (dir / "in").string(), (dir / "loose" / "d.iqm").string(), "-o", (dir / "out").string(), "--format", "glb"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_EQ(files_below(dir / "out"), (std::vector<std::string>{"a.glb", "d.glb", "sub/b.glb", "sub/deeper/c.glb"}));
+    EXPECT_NE(r.err.find("skipped " + (dir / "in" / "sub" / "p.jpk").string()), std::string::npos) << r.err;
+    // Not a terminal: one line per model.
+    EXPECT_NE(r.err.find("ok " + (dir / "in" / "sub" / "b.iqe").string() + " -> " + (dir / "out" / "sub" / "b.glb").string() + "\n"),
+              std::string::npos)
+        << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.err, m, summary_line)) << r.err;
+    EXPECT_EQ(m[2], "4");
+    EXPECT_EQ(m[3], "0");
+    // The glb is what convert writes for the same model.
+    auto c = run_cli({"convert", (dir / "in" / "a.iqm").string(), "-o", (dir / "single.glb").string(), "--format", "glb"});
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    EXPECT_EQ(read_bytes(dir / "single.glb"), read_bytes(dir / "out" / "a.glb"));
+}
+
+TEST(Batch, CfgWithItsMembersIsOneModel) {
+    const fs::path dir = temp_dir();
+    save_character(dir / "in" / "char" / "char.cfg");
+    const auto members = files_below(dir / "in" / "char");  // the .cfg, a skeleton, mesh, material, animation
+    ASSERT_EQ(members.size(), 5u);
+    save_sample(dir / "in" / "char" / "lone.xsf");  // a Cal3D part no .cfg names: a model of its own
+    auto r = run_cli({"batch", (dir / "in").string(), "-o", (dir / "out").string(), "--format", "iqm", "--report",
+                      (dir / "report.json").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(files_below(dir / "out"), (std::vector<std::string>{"char/char.iqm", "char/lone.iqm"}));
+    json report = json::parse(read_bytes(dir / "report.json"));
+    ASSERT_EQ(report.size(), 2u);
+    EXPECT_EQ(report[0]["input"], (dir / "in" / "char" / "char.cfg").string());
+    EXPECT_EQ(report[0]["status"], "converted");
+    // The record lists the .cfg and every member read.
+    EXPECT_EQ(report[0]["inputs"].size(), members.size()) << report[0]["inputs"].dump();
+    EXPECT_EQ(report[0]["counts"]["animations"], 1);
+    EXPECT_EQ(report[0]["counts"]["joints"], 4);
+    EXPECT_EQ(report[1]["input"], (dir / "in" / "char" / "lone.xsf").string());
+}
+
+TEST(Batch, CorruptFileAmongGoodOnes) {
+    const fs::path dir = temp_dir();
+    save_sample(dir / "in" / "a.iqm");
+    const fs::path bad = save_truncated(dir / "in" / "b.iqm");
+    save_sample(dir / "in" / "c.iqe");
+    auto r = run_cli({"batch", (dir / "in").string(), "-o", (dir / "out").string(), "--format", "iqm", "-j", "2", "--report",
+                      (dir / "report.json").string()});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(files_below(dir / "out"), (std::vector<std::string>{"a.iqm", "c.iqm"}));
+    EXPECT_NE(r.err.find("FAILED " + bad.string() + ": offset "), std::string::npos) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.err, m, summary_line)) << r.err;
+    EXPECT_EQ(m[2], "2");
+    EXPECT_EQ(m[3], "1");
+    json report = json::parse(read_bytes(dir / "report.json"));
+    ASSERT_EQ(report.size(), 3u);
+    const json& failed = report[1];
+    EXPECT_EQ(failed["input"], bad.string());
+    EXPECT_EQ(failed["status"], "failed");
+    EXPECT_EQ(failed["outputs"], json::array());
+    EXPECT_TRUE(failed["counts"].is_null());
+    ASSERT_TRUE(failed["error"].is_object());
+    EXPECT_EQ(failed["error"]["code"], "malformed");
+    EXPECT_EQ(failed["error"]["path"], bad.string());
+    EXPECT_TRUE(failed["error"]["offset"].is_number());
+    EXPECT_FALSE(failed["error"].contains("line"));
+    EXPECT_EQ(report[0]["status"], "converted");
+    EXPECT_TRUE(report[0]["error"].is_null());
+}
+
+TEST(Batch, OneAndTwoThreadsWriteTheSameBytes) {
+    const fs::path dir = temp_dir();
+    for (const char* name : {"a.iqm", "b.iqe", "c.joe", "x/d.iqm", "x/e.iqe", "x/y/f.iqm"}) save_sample(dir / "in" / name);
+    save_character(dir / "in" / "char" / "char.cfg");
+    auto one = run_cli({"batch", (dir / "in").string(), "-o", (dir / "one").string(), "--format", "gltf", "-j", "1", "-q"});
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    auto two = run_cli({"batch", (dir / "in").string(), "-o", (dir / "two").string(), "--format", "gltf", "-j", "2", "-q"});
+    ASSERT_EQ(two.exit_code, 0) << two.err;
+    const auto a = snapshot(dir / "one"), b = snapshot(dir / "two");
+    EXPECT_EQ(a.size(), 14u);  // 7 models, each a .gltf and its .bin
+    EXPECT_TRUE(a == b);
+}
+
+TEST(Batch, ReportHasOneRecordPerModel) {
+    const fs::path dir = temp_dir();
+    save_sample(dir / "in" / "a.iqm");
+    save_sample(dir / "in" / "sub" / "b.iqe");
+    auto r = run_cli({"batch", (dir / "in").string(), "-o", (dir / "out").string(), "--format", "gltf", "--report",
+                      (dir / "report.json").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    json report = json::parse(read_bytes(dir / "report.json"));
+    ASSERT_TRUE(report.is_array());
+    ASSERT_EQ(report.size(), 2u);
+    const json& rec = report[1];
+    EXPECT_EQ(rec["input"], (dir / "in" / "sub" / "b.iqe").string());
+    EXPECT_EQ(rec["inputs"][0], (dir / "in" / "sub" / "b.iqe").string());
+    EXPECT_EQ(rec["status"], "converted");
+    EXPECT_EQ(rec["outputs"], json::array({(dir / "out" / "sub" / "b.gltf").string(), (dir / "out" / "sub" / "b.bin").string()}));
+    EXPECT_EQ(rec["counts"], json({{"meshes", 1}, {"vertices", 255}, {"triangles", 416}, {"joints", 4}, {"animations", 2}}));
+    ASSERT_FALSE(rec["warnings"].empty());  // the sample's texture is not beside it
+    EXPECT_EQ(rec["warnings"][0]["code"], "texture-not-found");
+    EXPECT_TRUE(rec["warnings"][0]["message"].is_string());
+    EXPECT_TRUE(rec["warnings"][0].contains("path"));
+    EXPECT_TRUE(rec["error"].is_null());
+    EXPECT_TRUE(rec["seconds"].is_number_float());
+    for (auto& out : rec["outputs"]) EXPECT_TRUE(fs::exists(out.get<std::string>())) << out;
+}
+
+TEST(Batch, QuietSilencesWarnings) {
+    const fs::path dir = temp_dir();
+    save_sample(dir / "in" / "a.iqm");
+    save_truncated(dir / "in" / "b.iqm");
+    auto loud = run_cli({"batch", (dir / "in").string(), "-o", (dir / "loud").string(), "--format", "glb"});
+    EXPECT_EQ(loud.exit_code, 2);
+    EXPECT_NE(loud.err.find("Warning: "), std::string::npos) << loud.err;
+    auto quiet = run_cli({"batch", (dir / "in").string(), "-o", (dir / "quiet").string(), "--format", "glb", "-q"});
+    EXPECT_EQ(quiet.exit_code, 2);
+    EXPECT_EQ(quiet.err.find("Warning: "), std::string::npos) << quiet.err;
+    EXPECT_NE(quiet.err.find("FAILED "), std::string::npos) << quiet.err;  // errors still print
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(quiet.err, m, summary_line)) << quiet.err;
+    EXPECT_NE(m[4], "0");  // counted, not shown
+    // --quiet is the same flag.
+    auto longer = run_cli({"batch", (dir / "in").string(), "-o", (dir / "longer").string(), "--format", "glb", "--quiet"});
+    EXPECT_EQ(longer.err.find("Warning: "), std::string::npos) << longer.err;
+}
+
+TEST(Batch, InputsAreNeverChanged) {
+    const fs::path dir = temp_dir();
+    save_sample(dir / "in" / "a.iqm");
+    save_sample(dir / "in" / "a.iqe");  // -> in/a.iqm: that is an input, refused
+    save_sample(dir / "in" / "b.iqe");
+    save_character(dir / "in" / "char" / "char.cfg");
+    const auto before = snapshot(dir / "in");
+    // Converted into the input folder itself.
+    auto r = run_cli({"batch", (dir / "in").string(), "-o", (dir / "in").string(), "--format", "iqm", "-j", "2", "--report",
+                      (dir / "report.json").string()});
+    EXPECT_EQ(r.exit_code, 4) << r.err;  // a refused output counts as a write failure
+    auto after = snapshot(dir / "in");
+    for (auto& [name, bytes] : before) EXPECT_EQ(after[name], bytes) << name;
+    EXPECT_TRUE(fs::exists(dir / "in" / "b.iqm"));  // the others were converted
+    json report = json::parse(read_bytes(dir / "report.json"));
+    size_t failed = 0;
+    for (auto& rec : report)
+        if (rec["status"] == "failed") {
+            ++failed;
+            EXPECT_EQ(rec["error"]["code"], "invalid argument") << rec.dump();
+        }
+    // a.iqe -> a.iqm (an input), a.iqm -> a.iqm (itself), char.cfg -> char.iqm is fine.
+    EXPECT_EQ(failed, 2u) << report.dump(1);
+}
+
+TEST(Batch, TwoInputsForOneOutputFailTheLaterOne) {
+    const fs::path dir = temp_dir();
+    save_sample(dir / "in" / "m.iqe");
+    save_sample(dir / "in" / "m.iqm");  // after m.iqe in sorted order: both would be m.glb
+    auto r = run_cli({"batch", (dir / "in").string(), "-o", (dir / "out").string(), "--format", "glb", "--report",
+                      (dir / "report.json").string()});
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+    json report = json::parse(read_bytes(dir / "report.json"));
+    ASSERT_EQ(report.size(), 2u);
+    EXPECT_EQ(report[0]["status"], "converted");
+    EXPECT_EQ(report[1]["status"], "failed");
+    EXPECT_NE(report[1]["error"]["message"].get<std::string>().find("m.iqe"), std::string::npos) << report[1].dump();
+    // What is there is m.iqe's conversion.
+    ASSERT_EQ(run_cli({"convert", (dir / "in" / "m.iqe").string(), "-o", (dir / "m.glb").string()}).exit_code, 0);
+    EXPECT_EQ(read_bytes(dir / "m.glb"), read_bytes(dir / "out" / "m.glb"));
+}
+
+TEST(Batch, UsageErrorsExit1) {
+    const fs::path dir = temp_dir();
+    const std::string in = save_sample(dir / "in" / "a.iqm").parent_path().string();
+    const std::string out = (dir / "out").string();
+    fs::create_directories(dir / "empty");
+    write_bytes(dir / "file", {'x'});
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"batch", in, "--format", "glb"},                             // -o missing
+             {"batch", in, "-o", out},                                     // --format missing
+             {"batch", "-o", out, "--format", "glb"},                      // no INPUT
+             {"batch", in, "-o", out, "--format", "nosuchformat"},         // unknown format
+             {"batch", (dir / "empty").string(), "-o", out, "--format", "glb"},  // no models found
+             {"batch", in, "-o", (dir / "file").string(), "--format", "glb"},    // OUT_DIR is a file
+             {"batch", in, "-o", out, "--format", "glb", "-j", "0"},       // no threads
+         }) {
+        auto r = run_cli(args);
+        EXPECT_EQ(r.exit_code, 1) << args[1] << " " << args.back() << "\n" << r.err;
+        EXPECT_NE(r.err.find("Error: "), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(fs::exists(dir / "out"));
+    // OUT_DIR is created when missing; its parent must exist (exit 4).
+    EXPECT_EQ(run_cli({"batch", in, "-o", (dir / "no" / "such").string(), "--format", "glb"}).exit_code, 4);
+    EXPECT_EQ(run_cli({"batch", in, "-o", out, "--format", "glb", "-q"}).exit_code, 0);
+    EXPECT_TRUE(fs::exists(dir / "out" / "a.glb"));
+}
+
+// ---- issue 16 item 1: diagnostics of convert, info and validate -----------------------------------
+
+TEST(CliDiagnostics, JsonFailureObject) {
+    const fs::path dir = temp_dir();
+    const fs::path bad = save_truncated(dir / "bad.iqm");
+    // (validate reports a malformed file as a finding, exit 5; a file it cannot read is below.)
+    for (const char* verb : {"convert", "info"}) {
+        std::vector<std::string> args{verb, "--json", bad.string()};
+        if (std::string(verb) == "convert") args.insert(args.end(), {"-o", (dir / "out.glb").string()});
+        auto r = run_cli(args);
+        EXPECT_EQ(r.exit_code, 2) << verb << r.err;
+        json j = json::parse(r.out);
+        ASSERT_TRUE(j.contains("error")) << r.out;
+        EXPECT_EQ(j.size(), 1u) << r.out;
+        EXPECT_EQ(j["error"]["code"], "malformed") << verb;
+        EXPECT_TRUE(j["error"]["message"].is_string());
+        EXPECT_EQ(j["error"]["path"], bad.string());
+        EXPECT_TRUE(j["error"]["offset"].is_number());
+        EXPECT_FALSE(j["error"].contains("line"));
+        EXPECT_NE(r.err.find("Error: "), std::string::npos) << r.err;  // stderr as without --json
+    }
+    EXPECT_FALSE(fs::exists(dir / "out.glb"));
+    // A text error has line and column, no offset; a missing file only its path.
+    write_bytes(dir / "x.cfg", {'n', 'o', 'e', 'q', '\n'});
+    auto text = run_cli({"info", "--json", (dir / "x.cfg").string()});
+    EXPECT_EQ(text.exit_code, 2) << text.err;
+    json t = json::parse(text.out)["error"];
+    EXPECT_EQ(t["line"], 1);
+    EXPECT_EQ(t["column"], 1);
+    EXPECT_FALSE(t.contains("offset"));
+    auto unreadable = run_cli({"validate", "--json", (dir / "missing.iqm").string()});
+    EXPECT_EQ(unreadable.exit_code, 2);
+    json missing = json::parse(unreadable.out)["error"];
+    EXPECT_EQ(missing["code"], "not found");
+    EXPECT_FALSE(missing.contains("line"));
+    EXPECT_FALSE(missing.contains("offset"));
+    // Usage errors too, with their exit code.
+    auto usage = run_cli({"convert", "--json", bad.string(), "-o", (dir / "o.iqm").string(), "-s", "0"});
+    EXPECT_EQ(usage.exit_code, 1);
+    EXPECT_EQ(json::parse(usage.out)["error"]["code"], "invalid argument");
+    auto parse = run_cli({"convert", "--json", bad.string()});  // -o missing
+    EXPECT_EQ(parse.exit_code, 1);
+    EXPECT_EQ(json::parse(parse.out)["error"]["code"], "invalid argument");
+}
+
+TEST(CliDiagnostics, ConvertJsonSuccessRecord) {
+    const fs::path dir = temp_dir();
+    const fs::path in = save_sample(dir / "a.iqm");
+    auto r = run_cli({"convert", "--json", in.string(), "-o", (dir / "a.gltf").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json j = json::parse(r.out);
+    EXPECT_EQ(j["status"], "converted");
+    EXPECT_TRUE(j["error"].is_null());
+    EXPECT_EQ(j["outputs"], json::array({(dir / "a.gltf").string(), (dir / "a.bin").string()}));
+    EXPECT_EQ(j["counts"]["vertices"], 255);
+}
+
+TEST(CliDiagnostics, QuietConvertPrintsNoWarnings) {
+    const fs::path dir = temp_dir();
+    const fs::path in = save_sample(dir / "a.iqm");
+    auto loud = run_cli({"convert", in.string(), "-o", (dir / "a.glb").string()});
+    ASSERT_EQ(loud.exit_code, 0);
+    EXPECT_NE(loud.err.find("Warning: "), std::string::npos) << loud.err;
+    for (const char* q : {"-q", "--quiet"}) {
+        auto quiet = run_cli({"convert", in.string(), "-o", (dir / "b.glb").string(), q});
+        ASSERT_EQ(quiet.exit_code, 0);
+        EXPECT_TRUE(quiet.err.empty()) << quiet.err;
+    }
+    EXPECT_EQ(read_bytes(dir / "a.glb"), read_bytes(dir / "b.glb"));
+    // Errors still print.
+    auto failed = run_cli({"convert", save_truncated(dir / "bad.iqm").string(), "-o", (dir / "c.glb").string(), "-q"});
+    EXPECT_EQ(failed.exit_code, 2);
+    EXPECT_EQ(failed.err.rfind("Error: ", 0), 0u) << failed.err;
+}
+
+TEST(CliDiagnostics, OutputExtensionContradictingFormatIsUsage) {
+    const fs::path dir = temp_dir();
+    const fs::path in = save_sample(dir / "a.iqm");
+    const std::string missing = (dir / "missing.iqm").string();  // read, it would give exit 2
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"convert", missing, "--format", "iqm", "-o", (dir / "x.glb").string()},
+             {"convert", missing, "--format", "glb", "-o", (dir / "x.gltf").string()},
+             {"convert", missing, "--format", "cal3d", "-o", (dir / "x.xsf").string()},
+             {"convert", in.string(), "--format", "iqe", "-o", (dir / "x.IQM").string()},
+             {"sample", "--format", "joe", "-o", (dir / "x.iqm").string()},
+         }) {
+        auto r = run_cli(args);
+        EXPECT_EQ(r.exit_code, 1) << args.back() << "\n" << r.err;
+        EXPECT_EQ(r.err.rfind("Error: ", 0), 0u) << r.err;
+    }
+    EXPECT_EQ(files_below(dir), std::vector<std::string>{"a.iqm"});  // nothing written
+    // Agreeing, or an extension no format claims.
+    for (auto& [format, name] : std::vector<std::pair<std::string, std::string>>{
+             {"glb", "y.glb"}, {"gltf", "y.gltf"}, {"gltf", "z.glb"}, {"iqm", "y.data"}, {"iqe", "Y.IQE"}}) {
+        auto r = run_cli({"convert", in.string(), "--format", format, "-o", (dir / name).string(), "-q"});
+        EXPECT_EQ(r.exit_code, 0) << format << " " << name << "\n" << r.err;
+    }
+}
+
+}  // namespace
+}  // namespace rigport::test

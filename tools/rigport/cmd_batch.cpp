@@ -1,0 +1,438 @@
+// `rigport batch INPUT... -o OUT_DIR --format FMT [-j N] [--report FILE.json] [-q]`: every model
+// found in files and folders converted as `rigport convert MODEL -o OUT --format FMT` does it
+// (convert_model), on N threads, into a mirror of the folders under OUT_DIR (docs/cli.md "batch").
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstdint>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+#include "cli.hpp"
+#include "convert_model.hpp"
+#include "rigport/jpk.hpp"
+
+namespace rigport::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BatchArgs {
+    std::vector<std::string> inputs;
+    std::string out_dir;
+    std::string format;
+    unsigned threads = 0;  // 0 = std::thread::hardware_concurrency()
+    std::string report;
+    bool quiet = false;
+};
+
+// One model: a file, or a .cfg with its members.
+struct Model {
+    std::string input;   // the file (the .cfg), as found: the folder given joined with its path below it
+    std::string output;  // OUT_DIR / mirrored folders / stem + the format's extension
+    std::optional<Error> refused;  // decided before any work: its output is another model's
+};
+
+std::string lower_extension(const fs::path& p) {
+    std::string e = p.extension().string();
+    std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return e;
+}
+
+// A path's identity for comparisons: absolute, lexically normal; symlinks resolved where it exists.
+std::string identity(const fs::path& p) {
+    std::error_code ec;
+    fs::path c = fs::weakly_canonical(p, ec);
+    if (ec) c = fs::absolute(p, ec).lexically_normal();
+    return c.string();
+}
+
+// The files a .cfg names (Cal3D §4.5: key=value lines, '#' comments, members relative to the .cfg
+// or to the last path=), as identities. Unreadable or malformed lines name nothing: converting
+// the .cfg reports them.
+std::set<std::string> cfg_members(const fs::path& cfg) {
+    std::set<std::string> members;
+    auto bytes = read_file(cfg.string(), 1u << 20);
+    if (!bytes) return members;
+    std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    auto trim = [](std::string_view s) {
+        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+        return s;
+    };
+    fs::path prefix;
+    while (!text.empty()) {
+        const size_t end = text.find('\n');
+        std::string_view line = trim(text.substr(0, end));
+        text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+        const size_t eq = line.find('=');
+        if (line.empty() || line.front() == '#' || eq == std::string_view::npos) continue;
+        std::string key(trim(line.substr(0, eq)));
+        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        const std::string value(trim(line.substr(eq + 1)));
+        if (key == "path")
+            prefix = value;
+        else if (key == "skeleton" || key == "mesh" || key == "material" || key == "animation" || key == "morphanim" ||
+                 key == "morphanimation")
+            members.insert(identity(cfg.parent_path() / prefix / value));
+    }
+    return members;
+}
+
+// The models the inputs hold, in a deterministic order: each INPUT in the order given; a folder's
+// files sorted by name, recursively (symlinked folders not followed, OUT_DIR itself skipped),
+// only those whose extension a registered format reads; a file given directly as it is. A .jpk is
+// skipped with a note; a file given twice is one model.
+struct Plan {
+    std::vector<Model> models;
+    std::vector<std::string> notes;     // skipped files, unreadable folders
+    std::vector<std::string> protect;   // every file found in the inputs: no output replaces one
+};
+
+class Planner {
+public:
+    Planner(const fs::path& out_dir, const FormatInfo& format)
+        : out_dir_(out_dir), extension_(format.extensions.front()), out_dir_identity_(identity(out_dir)) {}
+
+    void add_input(const std::string& input) {
+        std::error_code ec;
+        if (fs::is_directory(input, ec)) {
+            walk(fs::path(input), fs::path());
+            return;
+        }
+        // A file given directly goes to OUT_DIR/<stem>.<ext>; a pack member (PACK.jpk:MEMBER) is named by the member.
+        fs::path stem_of = input;
+        if (auto split = split_jpk_member_path(input); split && !fs::exists(input, ec)) stem_of = split->second;
+        add_file(fs::path(input), out_dir_ / fs::path(stem_of.stem().string() + std::string(extension_)));
+    }
+
+    Plan finish() {
+        // A .cfg and its members are one model: a member found as a file of its own is not
+        // converted again. Cal3D files no .cfg names stay models of their own.
+        std::set<std::string> claimed;
+        for (auto& f : files_)
+            if (lower_extension(f.path) == ".cfg") claimed.merge(cfg_members(f.path));
+        std::map<std::string, size_t> owner;  // output identity -> the model writing it
+        for (auto& f : files_) {
+            if (lower_extension(f.path) != ".cfg" && claimed.count(f.identity)) continue;
+            Model m{f.path.string(), f.output.string(), std::nullopt};
+            auto [it, first] = owner.emplace(identity(f.output), plan_.models.size());
+            if (!first) {
+                m.refused = make_error(ErrorCode::InvalidArgument,
+                                       fmt::format("the output '{}' is already written for '{}'", m.output, plan_.models[it->second].input));
+                m.refused->path = m.input;
+            }
+            plan_.models.push_back(std::move(m));
+        }
+        return std::move(plan_);
+    }
+
+private:
+    struct Found {
+        fs::path path, output;
+        std::string identity;
+    };
+
+    void add_file(const fs::path& path, const fs::path& output) {
+        plan_.protect.push_back(path.string());
+        if (lower_extension(path) == ".jpk") {
+            plan_.notes.push_back(fmt::format("skipped {}: a JPK pack is not expanded (convert a member as PACK.jpk:MEMBER)", path.string()));
+            return;
+        }
+        std::string id = identity(path);
+        if (!seen_.insert(id).second) return;
+        files_.push_back(Found{path, output, std::move(id)});
+    }
+
+    // rel: the folder below the INPUT folder, mirrored under OUT_DIR.
+    void walk(const fs::path& dir, const fs::path& rel) {
+        std::error_code ec;
+        std::vector<fs::directory_entry> entries;
+        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(*it);
+        if (ec) {
+            plan_.notes.push_back(fmt::format("skipped {}: {}", dir.string(), ec.message()));
+            return;
+        }
+        std::sort(entries.begin(), entries.end(), [](auto& a, auto& b) { return a.path().filename() < b.path().filename(); });
+        for (auto& e : entries) {
+            const fs::path name = e.path().filename();
+            if (e.is_symlink(ec) && e.is_directory(ec)) continue;  // symlinked folders are not followed
+            if (e.is_directory(ec)) {
+                if (identity(e.path()) != out_dir_identity_) walk(e.path(), rel / name);
+                continue;
+            }
+            if (!e.is_regular_file(ec)) continue;
+            // Protected whatever it is: an output never replaces a file of the inputs' folders.
+            if (lower_extension(name) != ".jpk") {
+                const FormatInfo* f = find_format_by_extension(name.string());
+                if (!f || !f->read) {
+                    plan_.protect.push_back(e.path().string());
+                    continue;
+                }
+            }
+            add_file(e.path(), out_dir_ / rel / fs::path(name.stem().string() + std::string(extension_)));
+        }
+    }
+
+    fs::path out_dir_;
+    std::string_view extension_;
+    std::string out_dir_identity_;
+    std::set<std::string> seen_;
+    std::vector<Found> files_;
+    Plan plan_;
+};
+
+// Which model writes which file: the main outputs are decided up front; side files (a .gltf's
+// .bin, images, a .cfg's parts) are claimed when written, so no model replaces another's file,
+// the report or any file of the inputs.
+class Claims {
+public:
+    Claims(const Plan& plan, const std::string& report) {
+        for (size_t i = 0; i < plan.models.size(); ++i)
+            if (!plan.models[i].refused) owner_.emplace(identity(plan.models[i].output), i);
+        if (!report.empty()) owner_.emplace(identity(report), report_owner);
+        for (auto& p : plan.protect) {
+            struct stat st {};
+            if (::stat(p.c_str(), &st) == 0) inputs_.emplace(std::make_pair(st.st_dev, st.st_ino), p);
+        }
+    }
+
+    Status claim(size_t model, const std::vector<Model>& models, const std::vector<std::string>& paths) {
+        std::lock_guard lock(mutex_);
+        for (auto& p : paths) {
+            auto [it, first] = owner_.emplace(identity(p), model);
+            if (!first && it->second != model)
+                return make_error(ErrorCode::InvalidArgument,
+                                  fmt::format("'{}' is also written for {}", p,
+                                              it->second == report_owner ? std::string("--report") : fmt::format("'{}'", models[it->second].input)));
+        }
+        for (auto& p : paths) {
+            struct stat st {};
+            if (::stat(p.c_str(), &st) != 0) continue;
+            if (auto it = inputs_.find({st.st_dev, st.st_ino}); it != inputs_.end())
+                return make_error(ErrorCode::InvalidArgument, fmt::format("'{}' would replace the input '{}'", p, it->second));
+        }
+        return Ok{};
+    }
+
+private:
+    static constexpr size_t report_owner = SIZE_MAX;
+    std::mutex mutex_;
+    std::map<std::string, size_t> owner_;
+    std::map<std::pair<dev_t, ino_t>, std::string> inputs_;
+};
+
+// The mirrored folder of an output, created when the model has something to write (OUT_DIR exists).
+Status make_folder(const std::string& output) {
+    const fs::path dir = fs::path(output).parent_path();
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (!fs::is_directory(dir))
+        return make_error(ErrorCode::WriteFailed, fmt::format("{}: cannot create the folder: {}", dir.string(), ec ? ec.message() : "not a folder"));
+    return Ok{};
+}
+
+// Per-model lines on stderr, never interleaved: each model's block is printed whole under a lock.
+// On a terminal one updating line "[done/total] path" with failures and warnings above it;
+// otherwise one line per finished model.
+class Progress {
+public:
+    Progress(size_t total, bool quiet) : total_(total), quiet_(quiet), tty_(::isatty(::fileno(stderr)) != 0) {}
+
+    void note(const std::string& line) { put(line + "\n"); }
+
+    void finished(const Model& model, const ModelResult& result) {
+        std::string text;
+        if (!quiet_) append_warnings(result, text);
+        if (result.ok()) {
+            if (!tty_) text += fmt::format("ok {} -> {}\n", model.input, model.output);
+        } else {
+            const Error& e = *result.error;
+            // The error names its file first; the model's own path is not repeated.
+            text += e.path == model.input ? fmt::format("FAILED {}\n", e.to_string()) : fmt::format("FAILED {}: {}\n", model.input, e.to_string());
+        }
+        std::lock_guard lock(mutex_);
+        ++done_;
+        put_locked(text);
+        if (tty_) {
+            fmt::print(stderr, "[{}/{}] {}", done_, total_, model.input);
+            bar_ = true;
+        }
+        std::fflush(stderr);
+    }
+
+    void end() {
+        std::lock_guard lock(mutex_);
+        if (bar_) fmt::print(stderr, "\r\033[K");
+        bar_ = false;
+    }
+
+private:
+    void put(const std::string& text) {
+        std::lock_guard lock(mutex_);
+        put_locked(text);
+        std::fflush(stderr);
+    }
+    void put_locked(const std::string& text) {
+        if (bar_) fmt::print(stderr, "\r\033[K");
+        bar_ = false;
+        std::fwrite(text.data(), 1, text.size(), stderr);
+    }
+
+    std::mutex mutex_;
+    size_t total_, done_ = 0;
+    bool quiet_, tty_, bar_ = false;
+};
+
+// The batch's exit code: 0 when every model converted; otherwise the most severe failure class,
+// write (4) over unsupported (3) over read (2). A refused output (another model's, or an input)
+// counts as a write failure.
+int batch_exit_code(const std::vector<ModelResult>& results) {
+    auto rank = [](int code) { return code == exit_write ? 3 : code == exit_unsupported ? 2 : code == exit_read ? 1 : 0; };
+    int worst = exit_ok;
+    for (auto& r : results) {
+        if (r.ok()) continue;
+        int code = r.exit_code;
+        if (code != exit_write && code != exit_unsupported && code != exit_read) code = r.failed_writing ? exit_write : exit_read;
+        if (rank(code) > rank(worst)) worst = code;
+    }
+    return worst;
+}
+
+int run_batch(const BatchArgs& a) {
+    const auto start = std::chrono::steady_clock::now();
+    // Everything is checked before any model is read.
+    const FormatInfo* format = find_format(a.format);
+    if (!format) return fail(usage_error(fmt::format("unknown format '{}' (see 'rigport formats')", a.format)), exit_usage, false);
+    if (!format->write) return fail(make_error(ErrorCode::Unsupported, fmt::format("writing {} is not supported yet", format->name)), exit_unsupported, false);
+    if (format->extensions.empty())
+        return fail(usage_error(fmt::format("--format {} has no file extension to name the outputs with", format->name)), exit_usage, false);
+    std::error_code ec;
+    const fs::path out_dir = a.out_dir;
+    if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
+        return fail(usage_error(fmt::format("-o '{}' is not a folder", a.out_dir)), exit_usage, false);
+
+    Planner planner(out_dir, *format);
+    for (auto& input : a.inputs) planner.add_input(input);
+    Plan plan = planner.finish();
+    if (plan.models.empty()) {
+        for (auto& n : plan.notes) fmt::print(stderr, "{}\n", n);
+        return fail(usage_error("no models found in the inputs (files whose extension a format reads, or .cfg characters)"), exit_usage, false);
+    }
+    if (!fs::is_directory(out_dir, ec)) {
+        fs::create_directory(out_dir, ec);
+        if (ec) return fail(make_error(ErrorCode::WriteFailed, fmt::format("{}: cannot create the folder: {}", a.out_dir, ec.message())), exit_write, false);
+    }
+    WriteOptions report_options;
+    report_options.protect = plan.protect;
+    if (!a.report.empty())
+        if (auto st = check_output(a.report, report_options); !st) return fail(st.error(), write_exit_code(st.error()), false);
+
+    // Each model exactly as `rigport convert MODEL -o OUT --format FMT` converts it.
+    ModelOptions options;
+    options.format = format;
+    Claims claims(plan, a.report);
+    Progress progress(plan.models.size(), a.quiet);
+    for (auto& n : plan.notes) progress.note(n);
+    std::vector<ModelResult> results(plan.models.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        while (true) {
+            const size_t i = next++;
+            if (i >= plan.models.size()) break;
+            const Model& m = plan.models[i];
+            ModelResult& r = results[i];
+            if (m.refused) {
+                r.error = *m.refused;
+                r.exit_code = exit_write;
+                r.failed_writing = true;
+                r.inputs = {m.input};
+            } else {
+                ModelJob job;
+                job.inputs = {CompileInput{{m.input}, {}}};
+                job.output = m.output;
+                job.check_output_first = false;  // the mirrored folder is made only when there is something to write
+                job.before_write = [&, i](const std::vector<std::string>& paths) -> Status {
+                    if (auto st = claims.claim(i, plan.models, paths); !st) return st;
+                    return make_folder(m.output);
+                };
+                try {
+                    r = convert_model(job, options);
+                } catch (const std::exception& e) {  // out of memory: this model fails, the others go on
+                    r = ModelResult{};
+                    r.error = make_error(ErrorCode::LimitExceeded, e.what());
+                    r.error->path = m.input;
+                    r.exit_code = exit_read;
+                }
+            }
+            progress.finished(m, r);
+        }
+    };
+    const unsigned threads = std::min<size_t>(a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency()), plan.models.size());
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) {
+        try {
+            pool.emplace_back(work);
+        } catch (const std::system_error&) {  // no more threads to be had: the ones running share the work
+            break;
+        }
+    }
+    work();
+    for (auto& t : pool) t.join();
+    progress.end();
+
+    size_t converted = 0, failed = 0, warnings = 0;
+    for (auto& r : results) {
+        (r.ok() ? converted : failed) += 1;
+        warnings += r.warning_count();  // counted with -q too
+    }
+    int code = batch_exit_code(results);
+    if (!a.report.empty()) {
+        Json report = Json::array();
+        for (size_t i = 0; i < results.size(); ++i) report.push_back(model_record(plan.models[i].input, results[i]));
+        const std::string text = report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+        if (auto st = write_file_atomic(a.report, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()), report_options); !st) {
+            print_error(st.error().to_string());
+            code = exit_write;
+        }
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print(stderr, "{} converted, {} failed, {} warnings in {:.2f} s\n", converted, failed, warnings, seconds);
+    return code;
+}
+
+}  // namespace
+
+Verb add_batch(CLI::App& app) {
+    auto args = std::make_shared<BatchArgs>();
+    CLI::App* sub = app.add_subcommand("batch", "Convert every model in files and folders into one output folder, in parallel");
+    sub->footer(
+        "Folders are walked recursively (sorted; symlinked folders not followed) for files whose extension a format reads;\n"
+        "a .cfg with the files it names is one model, a .jpk is skipped. The folder tree under each INPUT folder is\n"
+        "mirrored under OUT_DIR; each output is named <stem> + the format's first extension (.glb, .gltf, .iqm, .cfg ...).\n"
+        "Each model is converted as 'rigport convert MODEL -o OUT --format FMT' would. Ends with\n"
+        "'N converted, M failed, W warnings in T s' on stderr. Exit 0 when every model converted, else the most severe\n"
+        "failure: 4 a write failed or an output was refused, 3 unsupported, 2 read error; 1 usage (nothing read).");
+    sub->add_option("INPUT", args->inputs, "Model files and folders")->required();
+    sub->add_option("-o,--output", args->out_dir, "Output folder (created if missing; its parent must exist)")->required();
+    sub->add_option("--format", args->format, "Output format name (see 'rigport formats')")->required();
+    sub->add_option("-j,--jobs", args->threads, "Models converted in parallel (default: the number of hardware threads)")
+        ->check(CLI::Range(1u, 4096u));
+    sub->add_option("--report", args->report, "Write a JSON array with one record per model (written atomically)");
+    sub->add_flag("-q,--quiet", args->quiet, "Print no warnings (errors still print)");
+    return {sub, [args]() { return run_batch(*args); }};
+}
+
+}  // namespace rigport::cli
