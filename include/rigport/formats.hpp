@@ -40,6 +40,9 @@ struct FormatInfo {
     bool holds_images = false;     // carries image data itself (glTF: inside the file, or beside it)
     // Counts the file stores per part, for inspection (may be null).
     Expected<std::vector<StoredPart>> (*stored_parts)(std::span<const uint8_t> bytes) = nullptr;
+    // The files this file is made of, as it names them (relative to its folder): a Cal3D .cfg's
+    // members. A batch converts them as part of this file, not as models of their own (may be null).
+    Expected<std::vector<std::string>> (*named_files)(std::span<const uint8_t> bytes) = nullptr;
 };
 
 const std::vector<FormatInfo>& formats();

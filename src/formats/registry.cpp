@@ -52,7 +52,7 @@ const std::vector<FormatInfo>& formats() {
         FormatInfo{"cal3d-xpf", "Cal3D XML morph animation", {".xpf"}, &cal3d::detect_xpf, &cal3d::read_xpf, &cal3d::write_xpf, nullptr, 0, true},
         // A whole Cal3D character: the .cfg list and its files beside it. No content detection and a
         // reader that points to load_cal3d_character: a .cfg is read through the compile front end.
-        FormatInfo{"cal3d", "Cal3D character (.cfg + skeleton, mesh, material, animation files)", {".cfg"}, nullptr, &cal3d::read_cfg, &cal3d::write_cfg, nullptr, 0, true},
+        FormatInfo{"cal3d", "Cal3D character (.cfg + skeleton, mesh, material, animation files)", {".cfg"}, nullptr, &cal3d::read_cfg, &cal3d::write_cfg, nullptr, 0, true, false, nullptr, &cal3d::cfg_named_files},
         // VDrift JOE v3 (formats/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
         // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
         FormatInfo{"joe", "VDrift JOE v3 static mesh (frames as morph targets)", {".joe"}, &joe::detect, &joe::read, &single_file<&joe::write>, &joe::validate, 0, false, false, &joe::stored_parts},

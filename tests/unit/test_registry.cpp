@@ -39,6 +39,17 @@ TEST(Registry, StoredPartsComeFromTheRow) {
     EXPECT_FALSE(find_format("joe")->stored_parts(std::vector<uint8_t>(7, 0)));  // an Error, never a throw
 }
 
+// Only a Cal3D .cfg is made of files it names (a batch converts them with it, not alone).
+TEST(Registry, NamedFilesComeFromTheRow) {
+    for (const FormatInfo& f : formats()) EXPECT_EQ(f.named_files != nullptr, f.name == "cal3d") << f.name;
+    const std::string cfg = "# a character\nskeleton=a.xsf\npath=parts\nmesh=b.xmf\nanimation = walk.xaf\nscale=2\n";
+    auto names = find_format("cal3d")->named_files(std::span(reinterpret_cast<const uint8_t*>(cfg.data()), cfg.size()));
+    ASSERT_TRUE(names) << names.error().to_string();
+    EXPECT_EQ(*names, (std::vector<std::string>{"a.xsf", "parts/b.xmf", "parts/walk.xaf"}));
+    const std::string bad = "no equals sign here\n";
+    EXPECT_FALSE(find_format("cal3d")->named_files(std::span(reinterpret_cast<const uint8_t*>(bad.data()), bad.size())));
+}
+
 // A writer's warnings are never lost: the Output carries them, naming the output, whether or not
 // the caller gave SaveOptions::warnings; the Output names the variant written.
 TEST(Registry, WriterWarningsTravelWithTheOutput) {

@@ -59,36 +59,23 @@ std::string identity(const fs::path& p) {
     return c.string();
 }
 
-// The files a .cfg names (Cal3D §4.5: key=value lines, '#' comments, members relative to the .cfg
-// or to the last path=), as identities. Unreadable or malformed lines name nothing: converting
-// the .cfg reports them.
-std::set<std::string> cfg_members(const fs::path& cfg) {
-    std::set<std::string> members;
-    auto bytes = read_file(cfg.string(), 1u << 20);
-    if (!bytes) return members;
-    std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-    auto trim = [](std::string_view s) {
-        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-        return s;
-    };
-    fs::path prefix;
-    while (!text.empty()) {
-        const size_t end = text.find('\n');
-        std::string_view line = trim(text.substr(0, end));
-        text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
-        const size_t eq = line.find('=');
-        if (line.empty() || line.front() == '#' || eq == std::string_view::npos) continue;
-        std::string key(trim(line.substr(0, eq)));
-        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-        const std::string value(trim(line.substr(eq + 1)));
-        if (key == "path")
-            prefix = value;
-        else if (key == "skeleton" || key == "mesh" || key == "material" || key == "animation" || key == "morphanim" ||
-                 key == "morphanimation")
-            members.insert(identity(cfg.parent_path() / prefix / value));
-    }
-    return members;
+// The files a model file is made of (FormatInfo::named_files: a .cfg's members), as identities,
+// and whether its format has such files. Unreadable or malformed files name nothing: converting
+// them reports why.
+bool names_files(const fs::path& path) {
+    const FormatInfo* f = find_format_by_extension(path.string());
+    return f && f->named_files;
+}
+std::set<std::string> named_files(const fs::path& path) {
+    std::set<std::string> named;
+    const FormatInfo* f = find_format_by_extension(path.string());
+    if (!f || !f->named_files) return named;
+    auto bytes = read_file(path.string(), 1u << 20);
+    if (!bytes) return named;
+    auto names = f->named_files(*bytes);
+    if (!names) return named;
+    for (auto& n : *names) named.insert(identity(path.parent_path() / n));
+    return named;
 }
 
 // The models the inputs hold, in a deterministic order: each INPUT in the order given; a folder's
@@ -122,11 +109,10 @@ public:
         // A .cfg and its members are one model: a member found as a file of its own is not
         // converted again. Cal3D files no .cfg names stay models of their own.
         std::set<std::string> claimed;
-        for (auto& f : files_)
-            if (lower_extension(f.path) == ".cfg") claimed.merge(cfg_members(f.path));
+        for (auto& f : files_) claimed.merge(named_files(f.path));
         std::map<std::string, size_t> owner;  // output identity -> the model writing it
         for (auto& f : files_) {
-            if (lower_extension(f.path) != ".cfg" && claimed.count(f.identity)) continue;
+            if (!names_files(f.path) && claimed.count(f.identity)) continue;
             Model m{f.path.string(), f.output.string(), std::nullopt};
             auto [it, first] = owner.emplace(identity(f.output), plan_.models.size());
             if (!first) {

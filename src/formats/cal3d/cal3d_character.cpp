@@ -398,6 +398,18 @@ Expected<Scene> read_cfg(std::span<const uint8_t> bytes, const LoadOptions& opti
     return assemble_character(inputs, std::move(out), options);
 }
 
+Expected<std::vector<std::string>> cfg_named_files(std::span<const uint8_t> bytes) {
+    return detail::guarded(std::string(), "reading", [&]() -> Expected<std::vector<std::string>> {
+        Scene unused;
+        std::vector<Input> inputs;
+        const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        if (auto st = parse_cfg(text, "", false, LoadOptions{}, inputs, unused); !st) return st.error();
+        std::vector<std::string> names;
+        for (auto& in : inputs) names.push_back(in.uri);
+        return names;
+    });
+}
+
 }  // namespace cal3d
 
 Expected<Scene> load_cal3d_character(const std::vector<std::string>& paths, const LoadOptions& options) {

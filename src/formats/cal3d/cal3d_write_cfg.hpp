@@ -21,5 +21,7 @@ Expected<Output> write_cfg(const Scene& scene, const std::string& path, const Sa
 // A whole character from a .cfg's bytes, its members read through options.read_resource (names
 // relative to the .cfg); without a read_resource an Unsupported error. In cal3d_character.cpp.
 Expected<Scene> read_cfg(std::span<const uint8_t> bytes, const LoadOptions& options);
+// The members a .cfg names (path= prefix applied), relative to it (FormatInfo::named_files).
+Expected<std::vector<std::string>> cfg_named_files(std::span<const uint8_t> bytes);
 
 }  // namespace rigport::cal3d
