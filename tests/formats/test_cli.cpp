@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "rigport/io.hpp"
+#include "rigport/jpk.hpp"
 #include "rigport/sample.hpp"
 #include "test_support.hpp"
 
@@ -62,6 +63,33 @@ TEST(Cli, FormatsListsIqm) {
     for (const char* row : {"iqm        .iqm         yes   yes   bytes+scene", "gltf       .gltf,.glb   yes   yes   scene",
                             "cal3d      .cfg         yes   yes   scene"})
         EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+}
+
+// `info` on a JPK pack lists its members and says how to read one (issue 16 item 4).
+TEST(Cli, InfoOnAPackListsItsMembers) {
+    const fs::path dir = work_dir();
+    auto joe = save_bytes(make_sample_scene(), "car.joe");
+    ASSERT_TRUE(joe) << joe.error().to_string();
+    const std::vector<JpkMember> members{{"body.joe", *joe}, {"wheel.joe", *joe}};
+    auto pack = write_jpk(members);
+    ASSERT_TRUE(pack) << pack.error().to_string();
+    write_bytes(dir / "garage.jpk", *pack);
+    const std::string path = (dir / "garage.jpk").string();
+    auto r = run_cli({"info", path});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("VDrift JPK pack, 2 members"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(path + ":MEMBER"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("wheel.joe"), std::string::npos) << r.out;
+    auto j = run_cli({"info", "--json", path});
+    ASSERT_EQ(j.exit_code, 0) << j.err;
+    auto parsed = nlohmann::json::parse(j.out);
+    EXPECT_EQ(parsed["format"], "jpk");
+    ASSERT_EQ(parsed["members"].size(), 2u);
+    EXPECT_EQ(parsed["members"][1]["name"], "wheel.joe");
+    // A member reads as a model.
+    auto member = run_cli({"info", path + ":body.joe"});
+    EXPECT_EQ(member.exit_code, 0) << member.err;
+    EXPECT_NE(member.out.find("joe"), std::string::npos);
 }
 
 TEST(Cli, ReadErrorsExit2) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "cli.hpp"
@@ -206,6 +207,36 @@ Expected<Scene> load_model(const std::vector<std::string>& paths, const LoadOpti
     return compile(inputs, options);
 }
 
+// A VDrift JPK pack is an archive, not a model: its members are listed, with the way to read one
+// (`rigport info PACK.jpk:MEMBER`). Returns nothing when the file is not a pack.
+std::optional<int> info_pack(const std::string& path, bool json) {
+    auto bytes = read_file(path);
+    if (!bytes || !detect_jpk(*bytes)) return std::nullopt;
+    auto pack = parse_jpk(*bytes);
+    if (!pack) {
+        Error e = pack.error();
+        e.path = path;
+        return fail(e, read_exit_code(e), json);
+    }
+    if (json) {
+        Json j;
+        j["path"] = path;
+        j["format"] = "jpk";
+        j["members"] = Json::array();
+        for (auto& e : pack->entries)
+            if (!e.overridden) j["members"].push_back({{"name", e.name}, {"length", e.length}});
+        fmt::print("{}\n", j.dump(2, ' ', false, Json::error_handler_t::replace));
+        return exit_ok;
+    }
+    uint64_t members = 0;
+    for (auto& e : pack->entries) members += !e.overridden;
+    fmt::print("{}: VDrift JPK pack, {} members (a pack, not a model: read one as {}:MEMBER; `rigport pack list` shows the layout)\n",
+               path, members, path);
+    for (auto& e : pack->entries)
+        if (!e.overridden) fmt::print("  {:>10}  {}\n", e.length, printable(e.name, 200));
+    return exit_ok;
+}
+
 }  // namespace
 
 Verb add_info(CLI::App& app) {
@@ -216,6 +247,8 @@ Verb add_info(CLI::App& app) {
     args->load.add_to(sub);
     return {sub, [args]() -> int {
                 args->path = args->paths.front();
+                if (args->paths.size() == 1)
+                    if (auto listed = info_pack(args->path, args->json)) return *listed;
                 auto scene = load_model(args->paths, args->load.load_options());
                 if (!scene) return fail(scene.error(), read_exit_code(scene.error()), args->json);
                 // Counts the file stores per part that the scene does not show (JOE: per frame,
