@@ -85,12 +85,14 @@ std::vector<uint8_t> encode_png(int w, int h, const uint8_t* rgb) {
     return png;
 }
 
-RunResult run_cli(const std::vector<std::string>& args) {
+RunResult run_cli(const std::vector<std::string>& args) { return run_program(RIGPORT_CLI_PATH, args); }
+
+RunResult run_program(const std::string& program, const std::vector<std::string>& args) {
     // Not temp_dir(): that empties the calling test's directory, where its inputs may live.
     fs::path dir = fs::temp_directory_path() / ("rigport-test-" + std::to_string(::getpid())) / "cli-capture";
     fs::create_directories(dir);
     fs::path out = dir / "stdout", err = dir / "stderr";
-    std::string cmd = quote(RIGPORT_CLI_PATH);
+    std::string cmd = quote(program);
     for (auto& a : args) cmd += " " + quote(a);
     cmd += " >" + quote(out.string()) + " 2>" + quote(err.string());
     int status = std::system(cmd.c_str());

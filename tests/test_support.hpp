@@ -31,6 +31,8 @@ std::vector<uint8_t> encode_png(int w, int h, const uint8_t* rgb);
 
 // Runs the built rigport CLI with the given arguments (shell-quoted for you).
 RunResult run_cli(const std::vector<std::string>& args);
+// Runs another program (found on PATH) the same way.
+RunResult run_program(const std::string& program, const std::vector<std::string>& args);
 
 // Debian's reference Cal3D implementation (libcal3d12-dev, installed by scripts/setup.sh), an
 // oracle for the Cal3D writers: converts in to out by their extensions; its exit status.

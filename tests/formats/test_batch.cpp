@@ -5,7 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 
@@ -369,6 +372,99 @@ TEST(CliDiagnostics, OutputExtensionContradictingFormatIsUsage) {
         auto r = run_cli({"convert", in.string(), "--format", format, "-o", (dir / name).string(), "-q"});
         EXPECT_EQ(r.exit_code, 0) << format << " " << name << "\n" << r.err;
     }
+}
+
+}  // namespace
+}  // namespace rigport::test
+
+namespace rigport::test {
+namespace {
+
+// A textured quad in IQE: the material names its texture, which a glTF output reads.
+void write_textured(const fs::path& iqe, const std::string& texture) {
+    fs::create_directories(iqe.parent_path());
+    std::ofstream(iqe) << "# Inter-Quake Export\nmesh quad\nmaterial \"" << texture
+                       << "\"\nvp 0 0 0\nvt 0 1\nvp 1 0 0\nvt 1 1\nvp 1 1 0\nvt 1 0\nvp 0 1 0\nvt 0 0\nfm 0 2 1\nfm 0 3 2\n";
+}
+void write_png(const fs::path& path, uint8_t shade) {
+    fs::create_directories(path.parent_path());
+    const uint8_t rgb[12] = {shade, 0, 0, 0, shade, 0, 0, 0, shade, 255, 255, 255};
+    write_bytes(path, encode_png(2, 2, rgb));
+}
+
+// convert --depfile lists the output and every file the conversion read, escaped for Make.
+TEST(BuildSystems, ConvertWritesADepfileOfEveryFileRead) {
+    const fs::path dir = files_dir();
+    write_textured(dir / "my model.iqe", "skins/a#1.png");
+    write_png(dir / "skins/a#1.png", 10);
+    const fs::path out = dir / "out.glb", dep = dir / "out.glb.d";
+    auto r = run_cli({"convert", (dir / "my model.iqe").string(), "-o", out.string(), "--depfile", dep.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto bytes = read_bytes(dep);
+    const std::string text(bytes.begin(), bytes.end());
+    EXPECT_EQ(text.rfind(out.string() + ":", 0), 0u) << text;
+    EXPECT_NE(text.find((dir / "my\\ model.iqe").string()), std::string::npos) << text;   // space escaped
+    EXPECT_NE(text.find((dir / "skins/a\\#1.png").string()), std::string::npos) << text;  // '#' escaped
+    // A Cal3D character lists its .cfg and every member.
+    const fs::path cfg = save_character(dir / "char/char.cfg");
+    ASSERT_EQ(run_cli({"convert", cfg.string(), "-o", (dir / "char.iqm").string(), "--depfile", (dir / "char.d").string()}).exit_code, 0);
+    const auto cbytes = read_bytes(dir / "char.d");
+    const std::string ctext(cbytes.begin(), cbytes.end());
+    for (auto& e : fs::directory_iterator(cfg.parent_path())) EXPECT_NE(ctext.find(e.path().string()), std::string::npos) << e.path() << "\n" << ctext;
+    // A failed conversion writes no depfile; standard output cannot have one.
+    EXPECT_NE(run_cli({"convert", (dir / "missing.iqe").string(), "-o", (dir / "x.glb").string(), "--depfile", (dir / "x.d").string()}).exit_code, 0);
+    EXPECT_FALSE(fs::exists(dir / "x.d"));
+    EXPECT_EQ(run_cli({"convert", (dir / "my model.iqe").string(), "-o", "-", "--format", "iqm", "--depfile", (dir / "y.d").string()}).exit_code, 1);
+}
+
+// batch --ninja writes one edge per model; ninja converts them all, then nothing, then after a
+// texture or a .cfg member changes, only the model that reads it.
+TEST(BuildSystems, NinjaRebuildsOnlyWhatChanged) {
+    if (std::system("ninja --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "ninja not found: install ninja-build (scripts/setup.sh)";
+    const fs::path dir = files_dir();
+    write_textured(dir / "in/a.iqe", "a.png");
+    write_png(dir / "in/a.png", 10);
+    write_textured(dir / "in/sub/b.iqe", "b.png");
+    write_png(dir / "in/sub/b.png", 20);
+    save_character(dir / "in/char/char.cfg");
+    const fs::path build = dir / "build.ninja";
+    auto r = run_cli({"batch", (dir / "in").string(), "-o", (dir / "out").string(), "--format", "glb", "--ninja", build.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("3 models"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "out/a.glb")) << "--ninja writes the build file only";
+
+    auto ninja = [&] { return run_program("ninja", {"-f", build.string()}); };
+    auto first = ninja();
+    ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+    for (const char* out : {"out/a.glb", "out/sub/b.glb", "out/char/char.glb"}) EXPECT_TRUE(fs::exists(dir / out)) << out;
+    EXPECT_EQ(read_bytes(dir / "out/a.glb"), [&] {
+        EXPECT_EQ(run_cli({"convert", (dir / "in/a.iqe").string(), "-o", (dir / "same.glb").string()}).exit_code, 0);
+        return read_bytes(dir / "same.glb");
+    }()) << "an edge converts as `rigport convert` does";
+    EXPECT_NE(ninja().out.find("no work to do"), std::string::npos);
+
+    // The texture of a.iqe changes (a later time: mtime resolution is not trusted): only a.glb.
+    const auto b_time = fs::last_write_time(dir / "out/sub/b.glb");
+    write_png(dir / "in/a.png", 99);
+    fs::last_write_time(dir / "in/a.png", fs::file_time_type::clock::now() + std::chrono::seconds(5));
+    auto again = ninja();
+    ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+    EXPECT_NE(again.out.find("[1/1]"), std::string::npos) << again.out;
+    EXPECT_NE(again.out.find("a.iqe"), std::string::npos) << again.out;
+    EXPECT_EQ(fs::last_write_time(dir / "out/sub/b.glb"), b_time);
+    // Back in the past, so that a.glb (built now) stays newer than its texture.
+    fs::last_write_time(dir / "in/a.png", fs::file_time_type::clock::now() - std::chrono::seconds(60));
+
+    // A .cfg member changes: only the character.
+    fs::path member;
+    for (auto& e : fs::directory_iterator(dir / "in/char"))
+        if (e.path().extension() == ".xmf") member = e.path();
+    ASSERT_FALSE(member.empty());
+    fs::last_write_time(member, fs::file_time_type::clock::now() + std::chrono::seconds(10));
+    auto character = ninja();
+    ASSERT_EQ(character.exit_code, 0) << character.out << character.err;
+    EXPECT_NE(character.out.find("[1/1]"), std::string::npos) << character.out;
+    EXPECT_NE(character.out.find("char.cfg"), std::string::npos) << character.out;
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <span>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -36,6 +37,7 @@ struct BatchArgs {
     unsigned threads = 0;  // 0 = std::thread::hardware_concurrency()
     std::string report;
     bool quiet = false;
+    std::string ninja;  // --ninja FILE: write a build file instead of converting
 };
 
 // One model: a file, or a .cfg with its members.
@@ -282,6 +284,74 @@ private:
     bool quiet_, tty_, bar_ = false;
 };
 
+// ---- --ninja: one build edge per model --------------------------------------------------------
+// Paths are absolute, so the file works from any folder; each edge's command gets its paths
+// shell-quoted in edge variables (Ninja does not quote $in and $out). `rigport convert --depfile`
+// lists every file the conversion read, so Ninja (deps = gcc) rebuilds a model when its input,
+// a .cfg member, a .gltf buffer or a texture changes, and only then.
+
+std::string absolute_path(const std::string& p) {
+    std::error_code ec;
+    fs::path a = fs::absolute(p, ec);
+    return (ec ? fs::path(p) : a).lexically_normal().string();
+}
+// A path in a `build` line: '$', ' ' and ':' escaped with '$'.
+std::string ninja_path(const std::string& p) {
+    std::string out;
+    for (char c : p) {
+        if (c == '$' || c == ' ' || c == ':') out += '$';
+        out += c;
+    }
+    return out;
+}
+// A value in single quotes for the shell, '$' doubled for Ninja's variable expansion.
+std::string ninja_shell_quoted(const std::string& p) {
+    std::string out = "'";
+    for (char c : p) {
+        if (c == '\'') out += "'\\''";
+        else if (c == '$') out += "$$";
+        else out += c;
+    }
+    return out + "'";
+}
+
+int write_ninja(const BatchArgs& a, const FormatInfo& format, const Plan& plan) {
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return fail(make_error(ErrorCode::Unsupported, "cannot tell where the rigport binary is (/proc/self/exe)"), exit_unsupported, false);
+    for (auto& p : {std::string("\n"), std::string("\r")})
+        for (auto& m : plan.models)
+            if (m.input.find(p) != std::string::npos || m.output.find(p) != std::string::npos)
+                return fail(usage_error(fmt::format("'{}': a path with a line break cannot go into a build file", m.input)), exit_usage, false);
+    std::string text = fmt::format(
+        "# Written by `rigport batch --ninja`: `ninja -f {}` converts the models whose files changed.\n"
+        "ninja_required_version = 1.3\n"
+        "rigport = {}\n\n"
+        "rule convert\n"
+        "  command = $rigport convert $input -o $output --format {} --depfile $output.d -q\n"
+        "  depfile = $out.d\n"
+        "  deps = gcc\n"
+        "  description = rigport $in -> $out\n\n",
+        a.ninja, ninja_shell_quoted(self.string()).substr(0), format.name);
+    size_t edges = 0;
+    for (auto& m : plan.models) {
+        if (m.refused) {
+            fmt::print(stderr, "skipped {}: {}\n", m.input, m.refused->message);
+            continue;
+        }
+        const std::string in = absolute_path(m.input), out = absolute_path(m.output);
+        text += fmt::format("build {}: convert {}\n  input = {}\n  output = {}\n", ninja_path(out), ninja_path(in), ninja_shell_quoted(in),
+                            ninja_shell_quoted(out));
+        ++edges;
+    }
+    WriteOptions options;
+    options.protect = plan.protect;
+    if (auto st = write_file_atomic(a.ninja, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()), options); !st)
+        return fail(st.error(), write_exit_code(st.error()), false);
+    fmt::print(stderr, "wrote {}: {} models; `ninja -f {}` converts them, and later only those whose files changed\n", a.ninja, edges, a.ninja);
+    return exit_ok;
+}
+
 // The batch's exit code: 0 when every model converted; otherwise the most severe failure class,
 // write (4) over unsupported (3) over read (2). A refused output (another model's, or an input)
 // counts as a write failure.
@@ -325,6 +395,8 @@ int run_batch(const BatchArgs& a) {
     report_options.protect = plan.protect;
     if (!a.report.empty())
         if (auto st = check_output(a.report, report_options); !st) return fail(st.error(), write_exit_code(st.error()), false);
+
+    if (!a.ninja.empty()) return write_ninja(a, *format, plan);
 
     // Each model exactly as `rigport convert MODEL -o OUT --format FMT` converts it.
     ModelOptions options;
@@ -418,6 +490,9 @@ Verb add_batch(CLI::App& app) {
         ->check(CLI::Range(1u, 4096u));
     sub->add_option("--report", args->report, "Write a JSON array with one record per model (written atomically)");
     sub->add_flag("-q,--quiet", args->quiet, "Print no warnings (errors still print)");
+    sub->add_option("--ninja", args->ninja,
+                    "Write a Ninja build file with one edge per model (rigport convert --depfile) instead of converting: "
+                    "`ninja -f FILE` then rebuilds only the models whose files changed");
     return {sub, [args]() { return run_batch(*args); }};
 }
 

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <span>
+#include <string>
 
 #include "cli.hpp"
 #include "convert_model.hpp"
@@ -34,6 +36,7 @@ struct ConvertArgs {
     bool force = false;           // replace a read-only output; JOE: write beyond VDrift's limits
     bool quiet = false;           // -q: no warnings (errors still print)
     bool json = false;            // --json: the result (or the failure) as one JSON object on stdout
+    std::string depfile;          // --depfile FILE.d: every file read, for Make and Ninja
     LoadFlags load;               // --allow-outside, --allow-missing
 };
 
@@ -148,6 +151,8 @@ Expected<ModelOptions> model_options(const ConvertArgs& a) {
         return usage_error(fmt::format("--cal3d-dialect '{}': expected imvu, 1100 or 1301", a.cal3d_dialect));
     if (a.json && is_stdout_path(a.output))
         return usage_error("--json prints on standard output, where -o - streams the model: use one of them");
+    if (!a.depfile.empty() && (is_stdout_path(a.output) || is_stdout_path(a.depfile)))
+        return usage_error("--depfile names the output file a build system rebuilds: it needs -o FILE and a depfile path, not standard output");
     o.load = a.load.load_options();
     o.force_joints = a.force_joints;
     o.fix_normals = a.fix_normals;
@@ -177,6 +182,15 @@ int run_convert(const ConvertArgs& a) {
         fmt::print(stderr, "{}", warnings);
     }
     if (!result.ok()) return fail(*result.error, result.exit_code, a.json);
+    // Written only after the output was: a failed conversion leaves an old depfile as it was, and
+    // the build system sees the output as not built.
+    if (!a.depfile.empty()) {
+        const std::string text = make_depfile(a.output, result.inputs);
+        WriteOptions depfile_write{a.force, result.inputs};
+        depfile_write.protect.push_back(a.output);
+        if (auto st = write_file_atomic(a.depfile, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()), depfile_write); !st)
+            return fail(st.error(), write_exit_code(st.error()), a.json);
+    }
     if (a.json) fmt::print("{}\n", model_record(input, result).dump(2, ' ', false, Json::error_handler_t::replace));
     if (a.verbose)
         fmt::print(is_stdout_path(a.output) || a.json ? stderr : stdout, "{} -> {} ({}, {} bytes): meshes {}, vertices {}, triangles {}, joints {}, animations {}\n",
@@ -224,6 +238,8 @@ Verb add_convert(CLI::App& app) {
     sub->add_flag("--cal3d-binary", args->cal3d_binary, "Cal3D .cfg output: binary side files (.csf .cmf .crf .caf .cpf) instead of XML");
     sub->add_flag("-v,--verbose", args->verbose, "Print a summary of what was written");
     sub->add_flag("-q,--quiet", args->quiet, "Print no warnings (errors still print)");
+    sub->add_option("--depfile", args->depfile,
+                    "Write a Make-style depfile (OUTPUT: every file the conversion read: inputs, side files, textures) for Make and Ninja");
     sub->add_flag("--json", args->json,
                   "Print the result as one JSON object on stdout (inputs, outputs, counts, warnings); a failure as {\"error\": {...}}");
     args->load.add_to(sub);

@@ -65,6 +65,10 @@ struct ModelResult {
 
 ModelResult convert_model(const ModelJob& job, const ModelOptions& options);
 
+// A Make-style dependency file (what gcc -MD writes, which Make and Ninja's `deps = gcc` read):
+// "TARGET: DEP DEP ...\n", with spaces, '#', '\\' before them and '$' escaped as they expect.
+std::string make_depfile(const std::string& target, const std::vector<std::string>& dependencies);
+
 // Warnings as convert prints them: "Warning: PATH: CODE: MESSAGE" lines (read, swaps, then, on
 // success, write), appended to text.
 void append_warnings(const ModelResult& result, std::string& text);
