@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <unordered_map>
 
 #include "core/embedded_images.hpp"
@@ -64,6 +65,13 @@ Expected<Part> load_part(const std::string& path, const LoadOptions& options) {
     if (!scene) return scene.error();
     part.scene = std::move(*scene);
     part.smoothing.resize(part.scene.meshes.size());
+    // MD5 is the reference compiler's input as IQE is: its meshes run through the pipeline (the
+    // reader gave them normals), and an .md5anim, which names no animation, is named after its file.
+    if (part.scene.meta.source_format == "md5") {
+        part.text = true;
+        for (auto& a : part.scene.animations)
+            if (a.name.empty()) a.name = std::filesystem::path(path).stem().string();
+    }
     return part;
 }
 
@@ -181,12 +189,14 @@ Expected<Part> load_cal3d_part(const std::vector<CompileInput>& inputs, const Lo
 }
 
 // Moves `from`'s animations onto `skeleton`, matching joints by name (or by index when `from`
-// has no names, as animation-only IQM files do). A joint that cannot be matched is an error.
+// has no names, as animation-only IQM files do; an .md5anim's hierarchy has names). A joint that
+// cannot be matched is an error.
 Status retarget_animations(Scene& into, Scene& from, const std::string& path) {
     const auto& target = into.skeleton.joints;
     const auto& source = from.skeleton.joints;
     std::vector<uint32_t> map(source.size());
-    if (from.skeleton.animation_only) {
+    const bool named = std::any_of(source.begin(), source.end(), [](const Joint& j) { return !j.name.empty(); });
+    if (from.skeleton.animation_only && !named) {
         if (source.size() != target.size())
             return at_path(make_error(ErrorCode::Malformed, fmt::format("the animation has {} unnamed joints but the mesh's skeleton has {}; "
                                                                         "without names they can only bind by index", source.size(), target.size())),

@@ -104,6 +104,25 @@ inline std::vector<Seed> fixture_seeds(const FormatInfo& f) {
             sample->insert(sample->end(), extra.begin(), extra.end());
             out.push_back({"commands.iqe", std::move(*sample)});
         }
+    } else if (f.name == "md5") {
+        // The sample's .md5mesh and its .md5anim side files (the writer's output is several files).
+        auto sample = save_output(make_sample_scene(), "sample.md5mesh", SaveOptions{});
+        if (sample) {
+            out.push_back({"sample.md5mesh", std::move(sample->bytes)});
+            for (auto& side : sample->side_files) out.push_back({side.name, std::move(side.bytes)});
+        }
+        // What the writer never emits: comments of both kinds, an empty mesh, an unflagged joint.
+        const std::string anim =
+            "MD5Version 10 /* block\ncomment */ commandline \"\"\nnumFrames 2 numJoints 2 frameRate 24 numAnimatedComponents 1\n"
+            "hierarchy {\n\"a\" -1 0 0 // root\n\"b\" 0 8 0\n}\nbounds {\n( 0 0 0 ) ( 1 1 1 )\n( 0 0 0 ) ( 1 1 1 )\n}\n"
+            "baseframe {\n( 0 0 0 ) ( 0 0 0 )\n( 0 0 1 ) ( 0 0 0 )\n}\nframe 1 { 0.5 }\nframe 0 { 0 }\n";
+        out.push_back({"quirks.md5anim", std::vector<uint8_t>(anim.begin(), anim.end())});
+        const std::string mesh =
+            "MD5Version 10\ncommandline \"\"\nnumJoints 1\nnumMeshes 2\njoints {\n\"origin\" -1 ( 0 0 0 ) ( 0 0 0 )\n}\n"
+            "mesh {\n// meshes: m\nshader \"s\"\nnumverts 3\nvert 2 ( 0 1 ) 2 1\nvert 0 ( 0 0 ) 0 1\nvert 1 ( 1 0 ) 1 1\n"
+            "numtris 1\ntri 0 0 1 2\nnumweights 3\nweight 0 0 1 ( 0 0 0 )\nweight 1 0 1 ( 1 0 0 )\nweight 2 0 1 ( 0 1 0 )\n}\n"
+            "mesh {\nshader \"\"\nnumverts 0\nnumtris 0\nnumweights 0\n}\n";
+        out.push_back({"quirks.md5mesh", std::vector<uint8_t>(mesh.begin(), mesh.end())});
     } else if (f.name == "joe") {
         out.push_back({"quad.joe", joe_quad(1)});
         out.push_back({"two_frames.joe", joe_quad(2)});

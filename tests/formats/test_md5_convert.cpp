@@ -1,0 +1,109 @@
+// MD5 through the real binary and against an independent reader: `rigport convert model.md5mesh
+// anim.md5anim -o x.iqm | x.glb` gives files `rigport validate` accepts, and Debian's assimp reads
+// the same .md5mesh to the same vertex positions (within 1e-5 of the model size).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "rigport/io.hpp"
+#include "test_support.hpp"
+
+namespace rigport::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const rifle = "UnvanquishedAssets_res-weapons_src.dpkdir__rifle_view";
+
+TEST(Md5Convert, MeshAndAnimationToIqmAndGlbValidate) {
+    RIGPORT_REQUIRE_CORPUS();
+    const fs::path md5 = corpus_dir() / "md5";
+    const fs::path out = files_dir();
+    for (const char* ext : {".iqm", ".glb"}) {
+        const std::string target = (out / (std::string("rifle") + ext)).string();
+        auto r = run_cli({"convert", (md5 / (std::string(rifle) + ".md5mesh")).string(), (md5 / (std::string(rifle) + "_fire.md5anim")).string(), "-o", target});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        auto v = run_cli({"validate", target});
+        EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+        auto scene = load(target);
+        ASSERT_TRUE(scene) << scene.error().to_string();
+        ASSERT_EQ(scene->animations.size(), 1u);
+        EXPECT_EQ(scene->skeleton.joints.size(), 46u);
+    }
+    // And back to MD5: the mesh and its animation beside it.
+    const std::string back = (out / "again.md5mesh").string();
+    auto r = run_cli({"convert", (out / "rifle.iqm").string(), "-o", back});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    bool anim = false;
+    for (auto& e : fs::directory_iterator(out)) anim = anim || e.path().extension() == ".md5anim";
+    EXPECT_TRUE(anim);
+    auto f = run_cli({"formats"});
+    EXPECT_NE(f.out.find("md5"), std::string::npos) << f.out;
+}
+
+// OBJ `v` lines as assimp writes them.
+std::vector<std::array<double, 3>> obj_positions(const fs::path& path) {
+    std::ifstream in(path);
+    std::vector<std::array<double, 3>> out;
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("v ", 0) == 0) {
+            std::istringstream s(line.substr(2));
+            std::array<double, 3> p{};
+            s >> p[0] >> p[1] >> p[2];
+            out.push_back(p);
+        }
+    return out;
+}
+
+// The largest distance from a point of `a` to the nearest point of `b` (b sorted by x).
+double farthest(const std::vector<std::array<double, 3>>& a, std::vector<std::array<double, 3>> b) {
+    std::sort(b.begin(), b.end());
+    double worst = 0;
+    for (auto& p : a) {
+        double best = INFINITY;
+        auto it = std::lower_bound(b.begin(), b.end(), std::array<double, 3>{p[0] - worst - 1e-3, -INFINITY, -INFINITY});
+        for (; it != b.end() && (*it)[0] <= p[0] + std::min(best, worst + 1e-3); ++it)
+            best = std::min(best, std::hypot((*it)[0] - p[0], (*it)[1] - p[1], (*it)[2] - p[2]));
+        if (best == INFINITY) {  // nothing near: measure against all
+            for (auto& q : b) best = std::min(best, std::hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]));
+        }
+        worst = std::max(worst, best);
+    }
+    return worst;
+}
+
+TEST(Md5Convert, AssimpAgreesOnVertexPositions) {
+    RIGPORT_REQUIRE_CORPUS();
+    if (std::system("command -v assimp > /dev/null 2>&1") != 0) GTEST_SKIP() << "assimp not found: install assimp-utils (scripts/setup.sh)";
+    const fs::path dir = files_dir();
+    for (const char* stem : {"assimp_assimp__SimpleCube", "assimp_assimp__BoarMan", "UnvanquishedAssets_res-weapons_src.dpkdir__grenade", rifle}) {
+        const fs::path in = corpus_dir() / "md5" / (std::string(stem) + ".md5mesh");
+        const fs::path obj = dir / (std::string(stem) + ".obj");
+        const std::string cmd = "assimp export '" + in.string() + "' '" + obj.string() + "' > /dev/null 2>&1";
+        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        const auto theirs = obj_positions(obj);
+        auto scene = load(in.string());
+        ASSERT_TRUE(scene) << scene.error().to_string();
+        // assimp turns MD5's Z up into its Y up on the root node: (x, y, z) -> (x, z, -y).
+        std::vector<std::array<double, 3>> ours;
+        double size = 0;
+        for (auto& m : scene->meshes)
+            for (auto& p : m.positions) {
+                ours.push_back({p[0], p[2], -p[1]});
+                size = std::max({size, double(std::fabs(p[0])), double(std::fabs(p[1])), double(std::fabs(p[2]))});
+            }
+        ASSERT_FALSE(theirs.empty()) << stem;
+        const double error = std::max(farthest(ours, theirs), farthest(theirs, ours));
+        EXPECT_LE(error, 1e-5 * size) << stem << ": model size " << size;
+        std::cout << "[ note ] " << stem << ": " << ours.size() << " vertices, assimp " << theirs.size() << ", max distance " << error
+                  << " (model size " << size << ")\n";
+    }
+}
+
+}  // namespace
+}  // namespace rigport::test
