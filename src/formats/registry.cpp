@@ -30,7 +30,7 @@ Expected<Output> single_file(const Scene& scene, const std::string&, const SaveO
 const std::vector<FormatInfo>& formats() {
     static const std::vector<FormatInfo> list = {
         FormatInfo{"iqm", "Inter-Quake Model (binary), v1 and v2", {".iqm"}, &iqm::detect, &iqm::read, &single_file<&iqm::write>, &iqm::validate, 4},
-        FormatInfo{"iqe", "Inter-Quake Export (text)", {".iqe"}, &iqe::detect, &iqe::read, &single_file<&iqe::write>, nullptr},
+        FormatInfo{"iqe", "Inter-Quake Export (text)", {".iqe"}, &iqe::detect, &iqe::read, &single_file<&iqe::write>, nullptr, 0, false, false, true},
         // Write: .glb -> binary container; anything else -> JSON with a <stem>.bin buffer. Read:
         // either container. Detected by the GLB header only: JSON is claimed by extension, never
         // by content (a .json file is not assumed to be glTF).
@@ -53,14 +53,14 @@ const std::vector<FormatInfo>& formats() {
         FormatInfo{"cal3d-xpf", "Cal3D XML morph animation", {".xpf"}, &cal3d::detect_xpf, &cal3d::read_xpf, &cal3d::write_xpf, nullptr, 0, true},
         // A whole Cal3D character: the .cfg list and its files beside it. No content detection and a
         // reader that points to load_cal3d_character: a .cfg is read through the compile front end.
-        FormatInfo{"cal3d", "Cal3D character (.cfg + skeleton, mesh, material, animation files)", {".cfg"}, nullptr, &cal3d::read_cfg, &cal3d::write_cfg, nullptr, 0, true, false, nullptr, &cal3d::cfg_named_files},
-        // VDrift JOE v3 (formats/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
-        // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
+        FormatInfo{"cal3d", "Cal3D character (.cfg + skeleton, mesh, material, animation files)", {".cfg"}, nullptr, &cal3d::read_cfg, &cal3d::write_cfg, nullptr, 0, true, false, false, nullptr, &cal3d::cfg_named_files},
         // Doom 3 / idTech 4 MD5 (docs/md5.md): one row for both files, told apart by their keywords;
         // detected by "MD5Version". Writes an .md5mesh with one .md5anim per animation beside it
         // (<stem>_<animation>.md5anim), or, to a .md5anim path, the first animation there.
-        FormatInfo{"md5", "Doom 3 MD5 (.md5mesh + .md5anim, MD5Version 10)", {".md5mesh", ".md5anim"}, &md5::detect, &md5::read, &md5::write, nullptr, md5::max_weights_per_vertex},
-        FormatInfo{"joe", "VDrift JOE v3 static mesh (frames as morph targets)", {".joe"}, &joe::detect, &joe::read, &single_file<&joe::write>, &joe::validate, 0, false, false, &joe::stored_parts},
+        FormatInfo{"md5", "Doom 3 MD5 (.md5mesh + .md5anim, MD5Version 10)", {".md5mesh", ".md5anim"}, &md5::detect, &md5::read, &md5::write, nullptr, md5::max_weights_per_vertex, false, false, true},
+        // VDrift JOE v3 (formats/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
+        // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
+        FormatInfo{"joe", "VDrift JOE v3 static mesh (frames as morph targets)", {".joe"}, &joe::detect, &joe::read, &single_file<&joe::write>, &joe::validate, 0, false, false, false, &joe::stored_parts},
     };
     return list;
 }

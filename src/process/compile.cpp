@@ -38,7 +38,7 @@ const std::string& first_path(const std::vector<CompileInput>& inputs) {
 struct Part {
     Scene scene;
     std::vector<MeshSmoothing> smoothing;
-    bool text = false;         // came from IQE: runs through the pipeline
+    bool text = false;         // from a compiler source (FormatInfo::compiler_source): runs through the pipeline
     bool has_normals = true;
 };
 
@@ -65,9 +65,10 @@ Expected<Part> load_part(const std::string& path, const LoadOptions& options) {
     if (!scene) return scene.error();
     part.scene = std::move(*scene);
     part.smoothing.resize(part.scene.meshes.size());
-    // MD5 is the reference compiler's input as IQE is: its meshes run through the pipeline (the
-    // reader gave them normals), and an .md5anim, which names no animation, is named after its file.
-    if (part.scene.meta.source_format == "md5") {
+    // The reference compiler's other sources (MD5) as IQE: their meshes run through the pipeline
+    // (the reader gave them normals), and an animation the file does not name (an .md5anim) is
+    // named after the file.
+    if (format && format->compiler_source) {
         part.text = true;
         for (auto& a : part.scene.animations)
             if (a.name.empty()) a.name = std::filesystem::path(path).stem().string();
