@@ -22,6 +22,8 @@ struct ImageOptions {
     bool convert = false;
     // The folder relative texture paths are resolved against: the source model's folder.
     std::string search_dir;
+    // The model whose materials name the textures: the file its warnings name (Warning::path).
+    std::string model_path;
     // Confinement, as LoadOptions: a texture is read only from root and below (empty = search_dir)
     // after resolving '..' and symlinks. A texture leading outside is an error naming it (the
     // material's URI and where it resolves to) unless allow_outside (the CLI's --allow-outside).

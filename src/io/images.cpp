@@ -132,7 +132,8 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
         if (found == tried.end()) {
             warnings.add(WarningCode::TextureNotFound,
                          fmt::format("texture '{}' not found (looked for {}); its material is written without it", uri,
-                                     tried.front().generic_string()));
+                                     tried.front().generic_string()),
+                         std::nullopt, options.model_path);
             out.push_back(image);
             continue;
         }
@@ -156,7 +157,8 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
         } else if (!is_image(*bytes)) {
             // Not an image stb knows: its path is not written into the output.
             warnings.add(WarningCode::TextureNotFound,
-                         fmt::format("texture '{}': {} is not an image; its material is written without it", uri, found->generic_string()));
+                         fmt::format("texture '{}': {} is not an image; its material is written without it", uri, found->generic_string()),
+                         std::nullopt, options.model_path);
         } else {
             image.uri = relative_uri(*found, output_path);
             warnings.add(WarningCode::ImageFormatNotGltf,

@@ -82,6 +82,7 @@ ModelResult convert(const ModelJob& job, const ModelOptions& o, WriteOptions& wr
     if (gltf_out) {
         // Texture paths are relative to the model that names them: the first input's folder.
         images.search_dir = std::filesystem::path(input).parent_path().string();
+        images.model_path = input;
         // Confined like every other file a model names (ImageOptions::root empty = search_dir).
         images.allow_outside = o.load.allow_outside;
         images.on_read = options.load.on_read;
@@ -97,6 +98,7 @@ ModelResult convert(const ModelJob& job, const ModelOptions& o, WriteOptions& wr
     // A .gltf output comes with its .bin: side files are written first, then the main file.
     auto output = save_output(*scene, job.output, save_options);
     if (!output) return failed(output.error(), write_exit_code(output.error()), false);
+    r.write_warnings.set_path(job.output);  // what is left unnamed (images dropped, not PNG/JPEG) is about the output
     std::vector<std::string> paths{job.output};
     if (!is_stdout_path(job.output))
         for (auto& side : output->side_files) paths.push_back((std::filesystem::path(job.output).parent_path() / side.name).string());

@@ -73,6 +73,8 @@ private:
         return "the end of the file";
     }
     void warn(WarningCode code, std::string message, const Token& at) { scene_.warnings.add(code, std::move(message), at.offset); }
+    // A warning about the whole file (a count over it): no place.
+    void warn(WarningCode code, std::string message) { scene_.warnings.add(code, std::move(message)); }
 
     std::optional<Error> expect(Kind kind, std::string_view what, std::string_view context) {
         last_ = lex_.next();

@@ -133,9 +133,9 @@ std::optional<Error> Parser::finish_anim(const Token& end) {
     for (size_t f = 0; f < frame_seen_.size(); ++f)
         if (!frame_seen_[f]) return error_at(end, fmt::format("frame {} is missing (numFrames {})", f, *num_frames_));
     if (num_joints_ && *num_joints_ != hierarchy_.size())
-        warn(WarningCode::CountMismatch, fmt::format("numJoints {} but {} hierarchy joints; the hierarchy is used", *num_joints_, hierarchy_.size()), end);
+        warn(WarningCode::CountMismatch, fmt::format("numJoints {} but {} hierarchy joints; the hierarchy is used", *num_joints_, hierarchy_.size()));
     if (have_bounds_ && bounds_read_ != *num_frames_)
-        warn(WarningCode::CountMismatch, fmt::format("{} bounds for {} frames (bounds are not used)", bounds_read_, *num_frames_), end);
+        warn(WarningCode::CountMismatch, fmt::format("{} bounds for {} frames (bounds are not used)", bounds_read_, *num_frames_));
 
     Skeleton& sk = scene_.skeleton;
     std::vector<uint32_t> depth(hierarchy_.size(), 1);
@@ -152,8 +152,7 @@ std::optional<Error> Parser::finish_anim(const Token& end) {
     // No bind pose in an .md5anim: the baseframe stands in, and the names bind it to a mesh.
     sk.animation_only = true;
     warn(WarningCode::AnimationOnly,
-         fmt::format("an .md5anim alone: {} joints with names and parents, the baseframe as their bind pose (bind to a mesh's skeleton by name)", sk.joints.size()),
-         end);
+         fmt::format("an .md5anim alone: {} joints with names and parents, the baseframe as their bind pose (bind to a mesh's skeleton by name)", sk.joints.size()));
 
     Animation anim;
     anim.frame_count = uint32_t(*num_frames_);
@@ -204,7 +203,7 @@ std::optional<Error> Parser::finish_anim(const Token& end) {
             anim.tracks.push_back(std::move(track));
         }
     }
-    if (non_unit) warn(WarningCode::NonUnitQuaternion, "frame orientations with x² + y² + z² > 1 (normalized)", end);
+    if (non_unit) warn(WarningCode::NonUnitQuaternion, "frame orientations with x² + y² + z² > 1 (normalized)");
     scene_.animations.push_back(std::move(anim));
     return std::nullopt;
 }

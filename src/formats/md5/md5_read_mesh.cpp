@@ -156,9 +156,9 @@ std::optional<Error> Parser::finish_mesh(const Token& end) {
     if (max_weight_joint_ >= int64_t(joints_.size()))
         return error_at(max_weight_joint_at_, fmt::format("weight: joint {} is beyond the {} joints of the file", max_weight_joint_, joints_.size()));
     if (num_joints_ && *num_joints_ != joints_.size())
-        warn(WarningCode::CountMismatch, fmt::format("numJoints {} but {} joints; the joints read are used", *num_joints_, joints_.size()), end);
+        warn(WarningCode::CountMismatch, fmt::format("numJoints {} but {} joints; the joints read are used", *num_joints_, joints_.size()));
     if (num_meshes_ && *num_meshes_ != meshes_read_)
-        warn(WarningCode::CountMismatch, fmt::format("numMeshes {} but {} mesh blocks; the blocks read are used", *num_meshes_, meshes_read_), end);
+        warn(WarningCode::CountMismatch, fmt::format("numMeshes {} but {} mesh blocks; the blocks read are used", *num_meshes_, meshes_read_));
 
     // Bind poses relative to the parent: t = conj(Qp)·(Pj − Pp), r = conj(Qp)·Qj.
     Skeleton& sk = scene_.skeleton;
@@ -187,7 +187,7 @@ std::optional<Error> Parser::finish_mesh(const Token& end) {
         out.bind.rotate = {float(r[0]), float(r[1]), float(r[2]), float(r[3])};
         sk.joints.push_back(std::move(out));
     }
-    if (roots > 1) warn(WarningCode::SeveralRoots, fmt::format("{} root joints", roots), end);
+    if (roots > 1) warn(WarningCode::SeveralRoots, fmt::format("{} root joints", roots));
 
     std::unordered_map<std::string, int32_t> materials;
     uint64_t unweighted = 0, negative = 0;
@@ -237,11 +237,11 @@ std::optional<Error> Parser::finish_mesh(const Token& end) {
         scene_.meshes.push_back(std::move(mesh));
     }
     if (empty_meshes_)
-        warn(WarningCode::Ignored, fmt::format("{} mesh blocks without vertices or triangles skipped", empty_meshes_), end);
+        warn(WarningCode::Ignored, fmt::format("{} mesh blocks without vertices or triangles skipped", empty_meshes_));
     if (unweighted)
-        warn(WarningCode::UnweightedVertex, fmt::format("{} vertices without weights: at the origin, bound to no joint", unweighted), end);
+        warn(WarningCode::UnweightedVertex, fmt::format("{} vertices without weights: at the origin, bound to no joint", unweighted));
     if (negative)
-        warn(WarningCode::Tolerated, fmt::format("{} weights with a negative bias: they move the position but bind no joint", negative), end);
+        warn(WarningCode::Tolerated, fmt::format("{} weights with a negative bias: they move the position but bind no joint", negative));
 
     // MD5 stores no normals: area-weighted smooth normals over equal positions with equal
     // texcoords, as the reference compiler's MD5 route (smoothuv on its default group).
