@@ -46,6 +46,9 @@ struct FormatInfo {
     // The files this file is made of, as it names them (relative to its folder): a Cal3D .cfg's
     // members. A batch converts them as part of this file, not as models of their own (may be null).
     Expected<std::vector<std::string>> (*named_files)(std::span<const uint8_t> bytes) = nullptr;
+    // The extension of this format's animation files, which go with the mesh file of the same
+    // format beside them (MD5: ".md5anim" beside one ".md5mesh"); empty = none by name.
+    std::string_view animation_extension;
 };
 
 const std::vector<FormatInfo>& formats();

@@ -57,7 +57,7 @@ const std::vector<FormatInfo>& formats() {
         // Doom 3 / idTech 4 MD5 (docs/md5.md): one row for both files, told apart by their keywords;
         // detected by "MD5Version". Writes an .md5mesh with one .md5anim per animation beside it
         // (<stem>_<animation>.md5anim), or, to a .md5anim path, the first animation there.
-        FormatInfo{"md5", "Doom 3 MD5 (.md5mesh + .md5anim, MD5Version 10)", {".md5mesh", ".md5anim"}, &md5::detect, &md5::read, &md5::write, nullptr, md5::max_weights_per_vertex, false, false, true},
+        FormatInfo{"md5", "Doom 3 MD5 (.md5mesh + .md5anim, MD5Version 10)", {".md5mesh", ".md5anim"}, &md5::detect, &md5::read, &md5::write, nullptr, md5::max_weights_per_vertex, false, false, true, nullptr, nullptr, ".md5anim"},
         // VDrift JOE v3 (formats/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
         // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
         FormatInfo{"joe", "VDrift JOE v3 static mesh (frames as morph targets)", {".joe"}, &joe::detect, &joe::read, &single_file<&joe::write>, &joe::validate, 0, false, false, false, &joe::stored_parts},

@@ -469,3 +469,36 @@ TEST(BuildSystems, NinjaRebuildsOnlyWhatChanged) {
 
 }  // namespace
 }  // namespace rigport::test
+
+namespace rigport::test {
+namespace {
+
+// An .md5mesh with its .md5anim files beside it is one model (FormatInfo::animation_extension);
+// beside two meshes, the animation files cannot be told apart and stay models of their own.
+TEST(Batch, MeshWithItsAnimationFilesIsOneModel) {
+    const fs::path dir = files_dir();
+    fs::create_directories(dir / "in/one");
+    fs::create_directories(dir / "in/two");
+    ASSERT_TRUE(save(make_sample_scene(), (dir / "in/one/hero.md5mesh").string()));
+    size_t anims = 0;
+    for (auto& e : fs::directory_iterator(dir / "in/one")) anims += e.path().extension() == ".md5anim";
+    ASSERT_GE(anims, 1u);
+    ASSERT_TRUE(save(make_sample_scene(), (dir / "in/two/a.md5mesh").string()));
+    ASSERT_TRUE(save(make_sample_scene(), (dir / "in/two/b.md5mesh").string()));
+    auto r = run_cli({"batch", (dir / "in").string(), "-o", (dir / "out").string(), "--format", "glb", "-q", "--report", (dir / "r.json").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto hero = load((dir / "out/one/hero.glb").string());
+    ASSERT_TRUE(hero) << hero.error().to_string();
+    EXPECT_EQ(hero->animations.size(), anims) << "the animations came with the mesh";
+    for (auto& e : fs::directory_iterator(dir / "in/one"))
+        if (e.path().extension() == ".md5anim") EXPECT_FALSE(fs::exists(dir / "out/one" / (e.path().stem().string() + ".glb"))) << e.path();
+    size_t two = 0;
+    for (auto& e : fs::directory_iterator(dir / "out/two")) two += e.path().extension() == ".glb";
+    EXPECT_EQ(two, 2 + 2 * anims) << "two meshes: each animation file is a model of its own";
+    const auto report_bytes = read_bytes(dir / "r.json");
+    const auto report = json::parse(std::string(report_bytes.begin(), report_bytes.end()));
+    EXPECT_EQ(report.size(), 1 + 2 + 2 * anims);
+}
+
+}  // namespace
+}  // namespace rigport::test

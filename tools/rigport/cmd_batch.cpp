@@ -43,6 +43,7 @@ struct BatchArgs {
 // One model: a file, or a .cfg with its members.
 struct Model {
     std::string input;   // the file (the .cfg), as found: the folder given joined with its path below it
+    std::vector<std::string> animations;  // animation files that go with it (FormatInfo::animation_extension)
     std::string output;  // OUT_DIR / mirrored folders / stem + the format's extension
     std::optional<Error> refused;  // decided before any work: its output is another model's
 };
@@ -112,10 +113,29 @@ public:
         // converted again. Cal3D files no .cfg names stay models of their own.
         std::set<std::string> claimed;
         for (auto& f : files_) claimed.merge(named_files(f.path));
+        // A format's animation files (FormatInfo::animation_extension: .md5anim) go with the one
+        // mesh file of that format in their folder; with none or several there, each is its own model.
+        std::map<std::pair<std::string, const FormatInfo*>, std::vector<size_t>> meshes, animations;
+        for (size_t i = 0; i < files_.size(); ++i) {
+            const FormatInfo* f = find_format_by_extension(files_[i].path.string());
+            if (!f || f->animation_extension.empty()) continue;
+            const auto key = std::make_pair(files_[i].path.parent_path().string(), f);
+            (lower_extension(files_[i].path) == f->animation_extension ? animations : meshes)[key].push_back(i);
+        }
+        std::map<size_t, std::vector<std::string>> with_mesh;
+        for (auto& [key, anims] : animations) {
+            auto mesh = meshes.find(key);
+            if (mesh == meshes.end() || mesh->second.size() != 1) continue;
+            for (size_t a : anims) {
+                with_mesh[mesh->second.front()].push_back(files_[a].path.string());
+                claimed.insert(files_[a].identity);
+            }
+        }
         std::map<std::string, size_t> owner;  // output identity -> the model writing it
-        for (auto& f : files_) {
+        for (size_t i = 0; i < files_.size(); ++i) {
+            const Found& f = files_[i];
             if (!names_files(f.path) && claimed.count(f.identity)) continue;
-            Model m{f.path.string(), f.output.string(), std::nullopt};
+            Model m{f.path.string(), with_mesh[i], f.output.string(), std::nullopt};
             auto [it, first] = owner.emplace(identity(f.output), plan_.models.size());
             if (!first) {
                 m.refused = make_error(ErrorCode::InvalidArgument,
@@ -339,9 +359,17 @@ int write_ninja(const BatchArgs& a, const FormatInfo& format, const Plan& plan) 
             fmt::print(stderr, "skipped {}: {}\n", m.input, m.refused->message);
             continue;
         }
-        const std::string in = absolute_path(m.input), out = absolute_path(m.output);
-        text += fmt::format("build {}: convert {}\n  input = {}\n  output = {}\n", ninja_path(out), ninja_path(in), ninja_shell_quoted(in),
-                            ninja_shell_quoted(out));
+        // The mesh first, then its animation files (convert binds them by joint name).
+        std::string ins, quoted;
+        std::vector<std::string> files{m.input};
+        files.insert(files.end(), m.animations.begin(), m.animations.end());
+        for (auto& file : files) {
+            const std::string abs = absolute_path(file);
+            ins += (ins.empty() ? "" : " ") + ninja_path(abs);
+            quoted += (quoted.empty() ? "" : " ") + ninja_shell_quoted(abs);
+        }
+        const std::string out = absolute_path(m.output);
+        text += fmt::format("build {}: convert {}\n  input = {}\n  output = {}\n", ninja_path(out), ins, quoted, ninja_shell_quoted(out));
         ++edges;
     }
     WriteOptions options;
@@ -420,6 +448,7 @@ int run_batch(const BatchArgs& a) {
             } else {
                 ModelJob job;
                 job.inputs = {CompileInput{{m.input}, {}}};
+                for (auto& a : m.animations) job.inputs.push_back(CompileInput{{a}, {}});
                 job.output = m.output;
                 job.check_output_first = false;  // the mirrored folder is made only when there is something to write
                 job.before_write = [&, i](const std::vector<std::string>& paths) -> Status {
