@@ -154,6 +154,7 @@ make_seeds() {
     fuzz_iqm) [ -n "$c" ] && add_files "$t" 307200 "$c"/iqm/*.iqm ;;
     fuzz_iqe) [ -n "$c" ] && add_text_prefix "$t" 65536 "$c"/iqe/*.iqe ;;
     fuzz_md5) [ -n "$c" ] && add_text_prefix "$t" 65536 "$c"/md5/*.md5mesh "$c"/md5/*.md5anim ;;
+    fuzz_smd) [ -n "$c" ] && add_text_prefix "$t" 65536 "$c"/smd/*.smd "$c"/smd/*.vta ;;
     fuzz_gltf) [ -n "$c" ] && add_files "$t" 524288 "$c"/gltf/*.gltf "$c"/gltf/*.glb ;;
     fuzz_cal3d_xml) [ -n "$c" ] && add_files "$t" 131072 "$c"/cal3d/**/*.x[smarp]f ;;
     fuzz_cal3d_binary) [ -n "$c" ] && add_files "$t" 131072 "$c"/cal3d/**/*.c[smarp]f ;;
@@ -184,6 +185,7 @@ dict_for() {
   case "$1" in
     fuzz_iqe) echo "$root/tests/fuzz/dict/iqe.dict" ;;
     fuzz_md5) echo "$root/tests/fuzz/dict/md5.dict" ;;
+    fuzz_smd) echo "$root/tests/fuzz/dict/smd.dict" ;;
     fuzz_gltf) echo "$root/tests/fuzz/dict/gltf.dict" ;;
     fuzz_cal3d_xml) echo "$root/tests/fuzz/dict/cal3d_xml.dict" ;;
     fuzz_cfg) echo "$root/tests/fuzz/dict/cfg.dict" ;;

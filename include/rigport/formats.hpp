@@ -38,7 +38,7 @@ struct FormatInfo {
     uint32_t max_influences = 0;   // skin influences per vertex it stores (IQM: 4); 0 = any number
     bool stated_duration = false;  // keeps a clip's length past its last key (Cal3D DURATION): no end keys are added
     bool holds_images = false;     // carries image data itself (glTF: inside the file, or beside it)
-    // One of the reference compiler's source formats (IQE, MD5): Pipeline::Compiler runs on its
+    // One of the reference compiler's source formats (IQE, MD5, SMD): Pipeline::Compiler runs on its
     // geometry, and an animation it leaves unnamed is named after its file.
     bool compiler_source = false;
     // Counts the file stores per part, for inspection (may be null).

@@ -11,6 +11,7 @@
 #include "formats/iqm/iqm_layout.hpp"
 #include "formats/joe/joe_layout.hpp"
 #include "formats/md5/md5_layout.hpp"
+#include "formats/smd/smd_layout.hpp"
 #include "rigport/formats.hpp"
 
 namespace rigport {
@@ -51,13 +52,18 @@ const std::vector<FormatInfo>& formats() {
         FormatInfo{"cal3d-xaf", "Cal3D XML animation", {".xaf"}, &cal3d::detect_xaf, &cal3d::read_xaf, &cal3d::write_xaf, nullptr, 0, true},
         FormatInfo{"cal3d-xrf", "Cal3D XML material", {".xrf"}, &cal3d::detect_xrf, &cal3d::read_xrf, &cal3d::write_xrf, nullptr, 0, true},
         FormatInfo{"cal3d-xpf", "Cal3D XML morph animation", {".xpf"}, &cal3d::detect_xpf, &cal3d::read_xpf, &cal3d::write_xpf, nullptr, 0, true},
-        // A whole Cal3D character: the .cfg list and its files beside it. No content detection and a
-        // reader that points to load_cal3d_character: a .cfg is read through the compile front end.
+        // A whole Cal3D character: the .cfg list and its files beside it. No content detection; the
+        // reader fetches the members through LoadOptions::read_resource, and named_files lists them.
         FormatInfo{"cal3d", "Cal3D character (.cfg + skeleton, mesh, material, animation files)", {".cfg"}, nullptr, &cal3d::read_cfg, &cal3d::write_cfg, nullptr, 0, true, false, false, nullptr, &cal3d::cfg_named_files},
         // Doom 3 / idTech 4 MD5 (docs/md5.md): one row for both files, told apart by their keywords;
         // detected by "MD5Version". Writes an .md5mesh with one .md5anim per animation beside it
         // (<stem>_<animation>.md5anim), or, to a .md5anim path, the first animation there.
         FormatInfo{"md5", "Doom 3 MD5 (.md5mesh + .md5anim, MD5Version 10)", {".md5mesh", ".md5anim"}, &md5::detect, &md5::read, &md5::write, nullptr, md5::max_weights_per_vertex, false, false, true, nullptr, nullptr, ".md5anim"},
+        // Valve SMD (docs/smd.md): reference, animation and .vta files in one row, told apart by their
+        // sections; detected by "version" first. Writes a reference .smd with one animation SMD per
+        // animation beside it (<stem>_<animation>.smd). Link lists hold any number of influences
+        // (studiomdl keeps the heaviest three itself).
+        FormatInfo{"smd", "Valve Studiomdl Data (.smd reference / animation, .vta flex; version 1)", {".smd", ".vta"}, &smd::detect, &smd::read, &smd::write, nullptr, 0, false, false, true},
         // VDrift JOE v3 (formats/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
         // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
         FormatInfo{"joe", "VDrift JOE v3 static mesh (frames as morph targets)", {".joe"}, &joe::detect, &joe::read, &single_file<&joe::write>, &joe::validate, 0, false, false, false, &joe::stored_parts},

@@ -123,6 +123,25 @@ inline std::vector<Seed> fixture_seeds(const FormatInfo& f) {
             "numtris 1\ntri 0 0 1 2\nnumweights 3\nweight 0 0 1 ( 0 0 0 )\nweight 1 0 1 ( 1 0 0 )\nweight 2 0 1 ( 0 1 0 )\n}\n"
             "mesh {\nshader \"\"\nnumverts 0\nnumtris 0\nnumweights 0\n}\n";
         out.push_back({"quirks.md5mesh", std::vector<uint8_t>(mesh.begin(), mesh.end())});
+    } else if (f.name == "smd") {
+        // The sample's reference SMD and its animation SMDs (the writer's output is several files).
+        auto sample = save_output(make_sample_scene(), "sample.smd", SaveOptions{});
+        if (sample) {
+            out.push_back({"sample.smd", std::move(sample->bytes)});
+            for (auto& side : sample->side_files) out.push_back({side.name, std::move(side.bytes)});
+        }
+        // What the writer never emits: comments, GoldSrc 9-field lines, a link to the parent
+        // itself, nodes listed child first, a frame that leaves a node out, and a .vta.
+        const std::string ref =
+            "version 1\n// quirks\nnodes\n1 \"arm\" 0\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 1 2 3 0.3 -0.5 1.1\nend\n"
+            "triangles\nskin.tga\n0 0 0 0 0 0 1 0.25 0.75\n0 1 0 0 0 0 1 1 0 2 1 0.25 0 0.5\n1 0 1 0 0 0 1 0 1 1 1 0.6 # c\nend\n";
+        out.push_back({"quirks.smd", std::vector<uint8_t>(ref.begin(), ref.end())});
+        const std::string anim = "version 1\nnodes\n0 \"root\" -1\n1 \"arm\" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 1 0 0 0 0 0\n"
+                                 "time 2\n1 2 0 0 0 0 1.5\nend\n";
+        out.push_back({"quirks_anim.smd", std::vector<uint8_t>(anim.begin(), anim.end())});
+        const std::string vta = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\ntime 1 # Smile\nend\nvertexanimation\ntime 0\n"
+                                "0 0 0 0 0 0 1\n1 1 0 0 0 0 1\n2 0 1 0 0 0 1\ntime 1\n1 1 0 0.5 0 0 1\nend\n";
+        out.push_back({"quirks.vta", std::vector<uint8_t>(vta.begin(), vta.end())});
     } else if (f.name == "joe") {
         out.push_back({"quad.joe", joe_quad(1)});
         out.push_back({"two_frames.joe", joe_quad(2)});

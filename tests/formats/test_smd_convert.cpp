@@ -1,0 +1,119 @@
+// SMD through the real binary and against an independent reader: `rigport convert ref.smd
+// anim.smd -o x.iqm | x.glb` gives files `rigport validate` accepts, and Debian's assimp reads the
+// corpus reference SMDs to the same vertex positions (within 1e-5 of the model size).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "rigport/io.hpp"
+#include "test_support.hpp"
+
+namespace rigport::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(SmdConvert, ReferenceAndAnimationToIqmAndGlbValidate) {
+    RIGPORT_REQUIRE_CORPUS();
+    const fs::path smd = corpus_dir() / "smd";
+    const fs::path out = files_dir();
+    // Blender Source Tools' cube and an action over the same two nodes.
+    const std::string ref = (smd / "Artfunkel_BlenderSourceTools__Cube_Armature_Cube.smd").string();
+    const std::string anim = (smd / "Artfunkel_BlenderSourceTools__ActionFilter_X_Axis.smd").string();
+    for (const char* ext : {".iqm", ".glb"}) {
+        const std::string target = (out / (std::string("cube") + ext)).string();
+        auto r = run_cli({"convert", ref, anim, "-o", target});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        auto v = run_cli({"validate", target});
+        EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+        auto scene = load(target);
+        ASSERT_TRUE(scene) << scene.error().to_string();
+        ASSERT_EQ(scene->animations.size(), 1u);
+        EXPECT_EQ(scene->animations[0].name, "Artfunkel_BlenderSourceTools__ActionFilter_X_Axis");
+        EXPECT_EQ(scene->skeleton.joints.size(), 2u);
+        EXPECT_EQ(scene->triangle_count(), 12u);
+    }
+    // SMD stores no rate: 30 fps, or --fps before the animation file (the keys move with it).
+    const std::string at24 = (out / "cube24.iqm").string();
+    auto fps = run_cli({"convert", ref, "--fps", "24", anim, "-o", at24});
+    ASSERT_EQ(fps.exit_code, 0) << fps.err;
+    auto scene24 = load(at24);
+    ASSERT_TRUE(scene24) << scene24.error().to_string();
+    EXPECT_EQ(scene24->animations[0].frame_rate, 24.0f);
+    EXPECT_EQ(scene24->animations[0].frame_count, 3u);
+    // And back to SMD: the reference and its animation beside it.
+    const std::string back = (out / "again.smd").string();
+    auto r = run_cli({"convert", (out / "cube.iqm").string(), "-o", back});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(out / "again_Artfunkel_BlenderSourceTools__ActionFilter_X_Axis.smd"));
+    auto f = run_cli({"formats"});
+    EXPECT_NE(f.out.find("smd"), std::string::npos) << f.out;
+}
+
+// OBJ `v` lines as assimp writes them.
+std::vector<std::array<double, 3>> obj_positions(const fs::path& path) {
+    std::ifstream in(path);
+    std::vector<std::array<double, 3>> out;
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("v ", 0) == 0) {
+            std::istringstream s(line.substr(2));
+            std::array<double, 3> p{};
+            s >> p[0] >> p[1] >> p[2];
+            out.push_back(p);
+        }
+    return out;
+}
+
+// The largest distance from a point of `a` to the nearest point of `b`.
+double farthest(const std::vector<std::array<double, 3>>& a, std::vector<std::array<double, 3>> b) {
+    std::sort(b.begin(), b.end());
+    double worst = 0;
+    for (auto& p : a) {
+        double best = INFINITY;
+        auto it = std::lower_bound(b.begin(), b.end(), std::array<double, 3>{p[0] - worst - 1e-3, -INFINITY, -INFINITY});
+        for (; it != b.end() && (*it)[0] <= p[0] + std::min(best, worst + 1e-3); ++it)
+            best = std::min(best, std::hypot((*it)[0] - p[0], (*it)[1] - p[1], (*it)[2] - p[2]));
+        if (best == INFINITY)
+            for (auto& q : b) best = std::min(best, std::hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]));
+        worst = std::max(worst, best);
+    }
+    return worst;
+}
+
+TEST(SmdConvert, AssimpAgreesOnVertexPositions) {
+    RIGPORT_REQUIRE_CORPUS();
+    if (std::system("command -v assimp > /dev/null 2>&1") != 0) GTEST_SKIP() << "assimp not found: install assimp-utils (scripts/setup.sh)";
+    const fs::path dir = files_dir();
+    for (const char* stem : {"assimp_assimp__WusonSMD", "assimp_assimp__holy_grailref", "assimp_assimp__triangle", "Artfunkel_BlenderSourceTools__Cube_Armature_Cube",
+                             "Artfunkel_BlenderSourceTools__Cube_Armature_GoldSource_Cube", "Artfunkel_BlenderSourceTools__Curve_Armature_BezierCurve",
+                             "Artfunkel_BlenderSourceTools__Overlapping_DifferentWeights"}) {
+        const fs::path in = corpus_dir() / "smd" / (std::string(stem) + ".smd");
+        const fs::path obj = dir / (std::string(stem) + ".obj");
+        const std::string cmd = "assimp export '" + in.string() + "' '" + obj.string() + "' > /dev/null 2>&1";
+        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        const auto theirs = obj_positions(obj);
+        auto scene = load(in.string());
+        ASSERT_TRUE(scene) << scene.error().to_string();
+        // assimp keeps SMD's model-space positions as they are (no change of axes).
+        std::vector<std::array<double, 3>> ours;
+        double size = 0;
+        for (auto& m : scene->meshes)
+            for (auto& p : m.positions) {
+                ours.push_back({p[0], p[1], p[2]});
+                size = std::max({size, double(std::fabs(p[0])), double(std::fabs(p[1])), double(std::fabs(p[2]))});
+            }
+        ASSERT_FALSE(theirs.empty()) << stem;
+        const double error = std::max(farthest(ours, theirs), farthest(theirs, ours));
+        EXPECT_LE(error, 1e-5 * size) << stem << ": model size " << size;
+        std::cout << "[ note ] " << stem << ": " << ours.size() << " vertices, assimp " << theirs.size() << ", max distance " << error
+                  << " (model size " << size << ")\n";
+    }
+}
+
+}  // namespace
+}  // namespace rigport::test
