@@ -15,6 +15,7 @@
 #include "core/embedded_images.hpp"
 #include "core/frame_budget.hpp"
 #include "core/quatd.hpp"
+#include "core/text_names.hpp"
 #include "formats/md5/md5_layout.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
@@ -36,13 +37,6 @@ void put(std::string& out, double v) {
 }
 
 // Names are quoted without escapes: a quote or line break cannot be written.
-std::string quoted(std::string_view name, bool& changed) {
-    std::string s(name);
-    for (char& c : s)
-        if (c == '"' || c == '\n' || c == '\r') c = c == '"' ? '\'' : ' ', changed = true;
-    return '"' + s + '"';
-}
-
 // The object-space pose of a joint (MD5 has no scale).
 struct Pose {
     D3 position{0, 0, 0};
@@ -89,7 +83,7 @@ private:
     void header(std::string& out) {
         bool changed = false;
         out += "MD5Version 10\ncommandline ";
-        out += quoted(scene_.meta.comment, changed);
+        out += detail::quoted(scene_.meta.comment, changed);
         out += "\n\n";
         if (changed) warn(WarningCode::DroppedData, "comment: quotes and line breaks replaced (the commandline has no escapes)");
     }
@@ -110,28 +104,10 @@ void Writer::prepare() {
             scene_.animations.clear();
         }
     }
-    std::set<std::string> used;
-    bool renamed = false, changed = false;
-    for (size_t j = 0; j < sk.joints.size(); ++j) {
-        std::string name = sk.joints[j].name.empty() ? fmt::format("joint{}", j) : sk.joints[j].name;
-        if (sk.joints[j].name.empty()) renamed = true;
-        std::string q = quoted(name, changed);
-        for (size_t k = 1; !used.insert(q).second; ++k) {
-            q = quoted(fmt::format("{}_{}", name, k), changed);
-            renamed = true;
-        }
-        names_.push_back(std::move(q));
-    }
-    if (renamed || changed)
-        warn(WarningCode::Substituted, "joint names made unique and non-empty, quotes and line breaks replaced (animations bind to meshes by name)");
-
-    bool scaled = false;
-    for (auto& j : sk.joints) scaled = scaled || j.bind.scale != Vec3{1, 1, 1};
-    for (auto& a : scene_.animations)
-        for (auto& t : a.tracks)
-            if (t.channel == Channel::Scale)
-                for (float v : t.values) scaled = scaled || v != 1.0f;
-    if (scaled) warn(WarningCode::DroppedData, "joint scales (MD5 poses are translation and rotation only)");
+    bool changed = false;
+    names_ = detail::unique_quoted_joint_names(sk, changed);
+    if (changed) warn(WarningCode::Substituted, "joint names made unique and non-empty, quotes and line breaks replaced (animations bind to meshes by name)");
+    if (detail::has_joint_scale(scene_)) warn(WarningCode::DroppedData, "joint scales (MD5 poses are translation and rotation only)");
 
     // At most four weights per vertex (limit_weights: the heaviest kept, renormalized).
     uint64_t over = 0;
@@ -185,7 +161,7 @@ std::string Writer::mesh_file() {
         }
         const std::string shader = m.material >= 0 && size_t(m.material) < scene_.materials.size()
                                        ? detail::material_text(scene_.materials[size_t(m.material)]) : std::string();
-        out += "\tshader " + quoted(shader, changed) + "\n\n";
+        out += "\tshader " + detail::quoted(shader, changed) + "\n\n";
         const uint32_t n = m.vertex_count();
         fmt::format_to(std::back_inserter(out), "\tnumverts {}\n", n);
         uint64_t next_weight = 0;

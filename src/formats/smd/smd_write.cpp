@@ -14,6 +14,7 @@
 #include "core/embedded_images.hpp"
 #include "core/frame_budget.hpp"
 #include "core/quatd.hpp"
+#include "core/text_names.hpp"
 #include "formats/smd/smd_layout.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
@@ -34,13 +35,6 @@ void put(std::string& out, double v) {
 }
 
 // Names are quoted without escapes: a quote or line break cannot be written.
-std::string quoted(std::string_view name, bool& changed) {
-    std::string s(name);
-    for (char& c : s)
-        if (c == '"' || c == '\n' || c == '\r') c = c == '"' ? '\'' : ' ', changed = true;
-    return '"' + s + '"';
-}
-
 // A material line that reads back as itself: one line, trimmed, not a keyword or a comment.
 std::string material_line(std::string name, bool& changed) {
     for (char& c : name)
@@ -98,28 +92,10 @@ void Writer::prepare() {
             scene_.animations.clear();
         }
     }
-    std::set<std::string> used;
-    bool renamed = false, changed = false;
-    for (size_t j = 0; j < sk.joints.size(); ++j) {
-        std::string name = sk.joints[j].name.empty() ? fmt::format("joint{}", j) : sk.joints[j].name;
-        if (sk.joints[j].name.empty()) renamed = true;
-        std::string q = quoted(name, changed);
-        for (size_t k = 1; !used.insert(q).second; ++k) {
-            q = quoted(fmt::format("{}_{}", name, k), changed);
-            renamed = true;
-        }
-        names_.push_back(std::move(q));
-    }
-    if (renamed || changed)
-        warn(WarningCode::Substituted, "node names made unique and non-empty, quotes and line breaks replaced (animations bind to meshes by name)");
-
-    bool scaled = false;
-    for (auto& j : sk.joints) scaled = scaled || j.bind.scale != Vec3{1, 1, 1};
-    for (auto& a : scene_.animations)
-        for (auto& t : a.tracks)
-            if (t.channel == Channel::Scale)
-                for (float v : t.values) scaled = scaled || v != 1.0f;
-    if (scaled) warn(WarningCode::DroppedData, "joint scales (SMD poses are a position and Euler angles)");
+    bool changed = false;
+    names_ = detail::unique_quoted_joint_names(sk, changed);
+    if (changed) warn(WarningCode::Substituted, "node names made unique and non-empty, quotes and line breaks replaced (animations bind to meshes by name)");
+    if (detail::has_joint_scale(scene_)) warn(WarningCode::DroppedData, "joint scales (SMD poses are a position and Euler angles)");
 
     for (auto& m : scene_.meshes) {
         if (!m.morph_targets.empty()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': morph targets (no .vta is written)", m.name));
