@@ -155,6 +155,7 @@ make_seeds() {
     fuzz_iqe) [ -n "$c" ] && add_text_prefix "$t" 65536 "$c"/iqe/*.iqe ;;
     fuzz_md5) [ -n "$c" ] && add_text_prefix "$t" 65536 "$c"/md5/*.md5mesh "$c"/md5/*.md5anim ;;
     fuzz_smd) [ -n "$c" ] && add_text_prefix "$t" 65536 "$c"/smd/*.smd "$c"/smd/*.vta ;;
+    fuzz_obj) [ -n "$c" ] && add_text_prefix "$t" 65536 "$c"/obj/*.obj "$c"/obj/*.mtl ;;
     fuzz_gltf) [ -n "$c" ] && add_files "$t" 524288 "$c"/gltf/*.gltf "$c"/gltf/*.glb ;;
     fuzz_cal3d_xml) [ -n "$c" ] && add_files "$t" 131072 "$c"/cal3d/**/*.x[smarp]f ;;
     fuzz_cal3d_binary) [ -n "$c" ] && add_files "$t" 131072 "$c"/cal3d/**/*.c[smarp]f ;;
@@ -186,6 +187,7 @@ dict_for() {
     fuzz_iqe) echo "$root/tests/fuzz/dict/iqe.dict" ;;
     fuzz_md5) echo "$root/tests/fuzz/dict/md5.dict" ;;
     fuzz_smd) echo "$root/tests/fuzz/dict/smd.dict" ;;
+    fuzz_obj) echo "$root/tests/fuzz/dict/obj.dict" ;;
     fuzz_gltf) echo "$root/tests/fuzz/dict/gltf.dict" ;;
     fuzz_cal3d_xml) echo "$root/tests/fuzz/dict/cal3d_xml.dict" ;;
     fuzz_cfg) echo "$root/tests/fuzz/dict/cfg.dict" ;;

@@ -11,6 +11,7 @@
 #include "formats/iqm/iqm_layout.hpp"
 #include "formats/joe/joe_layout.hpp"
 #include "formats/md5/md5_layout.hpp"
+#include "formats/obj/obj_layout.hpp"
 #include "formats/smd/smd_layout.hpp"
 #include "rigport/formats.hpp"
 
@@ -64,6 +65,9 @@ const std::vector<FormatInfo>& formats() {
         // animation beside it (<stem>_<animation>.smd). Link lists hold any number of influences
         // (studiomdl keeps the heaviest three itself).
         FormatInfo{"smd", "Valve Studiomdl Data (.smd reference / animation, .vta flex; version 1)", {".smd", ".vta"}, &smd::detect, &smd::read, &smd::write, nullptr, 0, false, false, true},
+        // Wavefront OBJ + .mtl (docs/obj.md): no magic, so claimed by extension only. Static meshes:
+        // writes a <stem>.mtl beside it. One of the reference compiler's sources (it reads OBJ).
+        FormatInfo{"obj", "Wavefront OBJ (+ .mtl materials), static meshes", {".obj"}, nullptr, &obj::read, &obj::write, nullptr, 0, false, false, true},
         // VDrift JOE v3 (formats/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
         // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
         FormatInfo{"joe", "VDrift JOE v3 static mesh (frames as morph targets)", {".joe"}, &joe::detect, &joe::read, &single_file<&joe::write>, &joe::validate, 0, false, false, false, &joe::stored_parts},

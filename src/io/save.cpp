@@ -21,7 +21,8 @@ Error with_path(Error e, const std::string& path) {
 
 // The images a non-glTF output names (its materials' texture files), as files beside it: IQM, IQE
 // and JOE name one texture per material a mesh uses; a .cfg writes every material, a .crf/.xrf
-// material 0. Skeleton, mesh and animation files name none. glTF writes its images itself.
+// material 0, an .obj's .mtl every material. Skeleton, mesh and animation files name none. glTF
+// writes its images itself.
 std::vector<OutputFile> embedded_image_files(const Scene& scene, std::string_view format) {
     if (scene.images.empty()) return {};
     std::vector<bool> written(scene.materials.size(), false);
@@ -29,7 +30,7 @@ std::vector<OutputFile> embedded_image_files(const Scene& scene, std::string_vie
     if (one_texture)
         for (auto& mesh : scene.meshes)
             if (mesh.material >= 0 && size_t(mesh.material) < written.size()) written[size_t(mesh.material)] = true;
-    if (format == "cal3d") written.assign(written.size(), true);
+    if (format == "cal3d" || format == "obj") written.assign(written.size(), true);
     if ((format == "cal3d-crf" || format == "cal3d-xrf") && !written.empty()) written[0] = true;
     return detail::embedded_image_files(scene, written, one_texture);
 }

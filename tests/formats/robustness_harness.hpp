@@ -142,6 +142,17 @@ inline std::vector<Seed> fixture_seeds(const FormatInfo& f) {
         const std::string vta = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\ntime 1 # Smile\nend\nvertexanimation\ntime 0\n"
                                 "0 0 0 0 0 0 1\n1 1 0 0 0 0 1\n2 0 1 0 0 0 1\ntime 1\n1 1 0 0.5 0 0 1\nend\n";
         out.push_back({"quirks.vta", std::vector<uint8_t>(vta.begin(), vta.end())});
+    } else if (f.name == "obj") {
+        // The sample as OBJ (its .mtl is a side file the harness does not serve: a warning).
+        auto sample = save_output(make_sample_scene(), "sample.obj", SaveOptions{});
+        if (sample) out.push_back({"sample.obj", std::move(sample->bytes)});
+        // What the writer never emits: the four corner forms, relative indices, a polygon, groups,
+        // smoothing groups, colours, w, lines, points, free-form keywords and comments.
+        const std::string quirks =
+            "# quirks\nmtllib a.mtl\nv 0 0 0 1 0 0\nv 1 0 0 0 1 0\nv 1 1 0 0 0 1\nv 0 1 0 1 1 1\nv 0.5 2 0 1\nvt 0 0\nvt 1 0 0\nvt 1 1\n"
+            "vn 0 0 1\no obj\ng a b\nusemtl m\ns 1\nf 1 2 3 4 5\nf 1/1 2/2 3/3\ns off\nf 1//1 2//1 3//1\ng c\nusemtl\n"
+            "f -5/-3/-1 -4/-2/-1 -3/-1/-1 # c\nl 1 2 3\np 4\nvp 0.5\ncurv 0 1 1 2\nbogus\n";
+        out.push_back({"quirks.obj", std::vector<uint8_t>(quirks.begin(), quirks.end())});
     } else if (f.name == "joe") {
         out.push_back({"quad.joe", joe_quad(1)});
         out.push_back({"two_frames.joe", joe_quad(2)});

@@ -21,7 +21,7 @@ TEST(Registry, FormatsSayWhatTheyHold) {
         EXPECT_EQ(f.max_influences, f.name == "iqm" || f.name == "md5" ? 4u : 0u);  // MD5: docs/md5.md "Writer"
         EXPECT_EQ(f.stated_duration, cal3d);
         EXPECT_EQ(f.holds_images, gltf);
-        EXPECT_EQ(f.compiler_source, f.name == "iqe" || f.name == "md5" || f.name == "smd");  // the reference compiler's text sources
+        EXPECT_EQ(f.compiler_source, f.name == "iqe" || f.name == "md5" || f.name == "smd" || f.name == "obj");  // the reference compiler's text sources
     }
 }
 
