@@ -60,7 +60,7 @@ for j in $jobs; do
   for ((r = 0; r < repeat; ++r)); do
     rm -rf "$work/out"
     start=$(date +%s.%N)
-    "$rigport" batch "$gen" -o "$work/out" --format "$format" -j "$j" -q 2>"$work/log" || { tail -3 "$work/log"; exit 1; }
+    "$rigport" batch "$gen" -o "$work/out" --format "$format" -j "$j" -q 2>"$work/log" || { grep -m3 FAILED "$work/log"; tail -1 "$work/log"; exit 1; }
     end=$(date +%s.%N)
     times+=("$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", b - a }')")
   done
