@@ -502,3 +502,40 @@ TEST(Batch, MeshWithItsAnimationFilesIsOneModel) {
 
 }  // namespace
 }  // namespace rigport::test
+
+namespace rigport::test {
+namespace {
+
+// Two .glb files in one folder embed a texture under one name: converted to IQM, each writes it
+// beside its output. The same bytes are one shared file; other bytes under that name are a
+// collision for the model that comes second (nothing is overwritten).
+TEST(Batch, ASideFileTwoModelsWriteAlikeIsShared) {
+    const fs::path dir = files_dir();
+    fs::create_directories(dir / "same");
+    fs::create_directories(dir / "other");
+    ASSERT_EQ(run_cli({"sample", "-o", (dir / "same/a.glb").string()}).exit_code, 0);
+    fs::copy_file(dir / "same/a.glb", dir / "same/b.glb");
+    auto scene = load((dir / "same/a.glb").string());
+    ASSERT_TRUE(scene) << scene.error().to_string();
+    ASSERT_FALSE(scene->images.empty()) << "the sample .glb embeds its texture";
+    fs::copy_file(dir / "same/a.glb", dir / "other/a.glb");
+    scene->images[0].bytes.back() ^= 0x5a;  // the same name, other bytes
+    ASSERT_TRUE(save(*scene, (dir / "other/b.glb").string()));
+
+    auto r = run_cli({"batch", (dir / "same").string(), "-o", (dir / "out-same").string(), "--format", "iqm", "-j", "2", "-q"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "out-same/a.iqm") && fs::exists(dir / "out-same/b.iqm"));
+    size_t images = 0;
+    for (auto& e : fs::directory_iterator(dir / "out-same")) images += e.path().extension() == ".png";
+    EXPECT_EQ(images, 1u);
+
+    auto clash = run_cli({"batch", (dir / "other").string(), "-o", (dir / "out-other").string(), "--format", "iqm", "-j", "1", "-q"});
+    EXPECT_NE(clash.exit_code, 0);
+    EXPECT_NE(clash.err.find("with other contents"), std::string::npos) << clash.err;
+    EXPECT_NE(clash.err.find("1 converted, 1 failed"), std::string::npos) << clash.err;
+    EXPECT_EQ(read_bytes(dir / "out-other/a.iqm").empty(), false);
+    EXPECT_FALSE(fs::exists(dir / "out-other/b.iqm"));
+}
+
+}  // namespace
+}  // namespace rigport::test

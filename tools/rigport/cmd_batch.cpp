@@ -16,6 +16,7 @@
 #include <mutex>
 #include <set>
 #include <span>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -205,6 +206,18 @@ private:
 // Which model writes which file: the main outputs are decided up front; side files (a .gltf's
 // .bin, images, a .cfg's parts) are claimed when written, so no model replaces another's file,
 // the report or any file of the inputs.
+// Two independent 64-bit hashes and the size of a side file's bytes: equal digests mean equal
+// contents (a chance collision of both would need ~2^64 files).
+struct Digest {
+    uint64_t a = 0, b = 0, size = 0;
+    bool operator==(const Digest&) const = default;
+};
+Digest digest_of(std::string_view bytes) {
+    uint64_t fnv = 0xcbf29ce484222325ull;  // FNV-1a
+    for (unsigned char c : bytes) fnv = (fnv ^ c) * 0x100000001b3ull;
+    return {std::hash<std::string_view>{}(bytes), fnv, bytes.size()};
+}
+
 class Claims {
 public:
     Claims(const Plan& plan, const std::string& report) {
@@ -217,14 +230,27 @@ public:
         }
     }
 
-    Status claim(size_t model, const std::vector<Model>& models, const std::vector<std::string>& paths) {
+    // A side file another model also writes with the same bytes (a texture two .glb files embed
+    // under one name) is shared: both write it, identically. Different bytes are a collision.
+    Status claim(size_t model, const std::vector<Model>& models, const std::vector<std::string>& paths,
+                 const std::vector<std::span<const uint8_t>>& contents) {
         std::lock_guard lock(mutex_);
-        for (auto& p : paths) {
-            auto [it, first] = owner_.emplace(identity(p), model);
-            if (!first && it->second != model)
-                return make_error(ErrorCode::InvalidArgument,
-                                  fmt::format("'{}' is also written for {}", p,
-                                              it->second == report_owner ? std::string("--report") : fmt::format("'{}'", models[it->second].input)));
+        for (size_t k = 0; k < paths.size(); ++k) {
+            const std::string& p = paths[k];
+            const std::string id = identity(p);
+            const std::string_view bytes(reinterpret_cast<const char*>(contents[k].data()), contents[k].size());
+            const Digest digest = digest_of(bytes);
+            auto [it, first] = owner_.emplace(id, model);
+            if (first || it->second == model) {
+                if (k > 0) side_digest_.emplace(id, digest);
+                continue;
+            }
+            const auto shared = side_digest_.find(id);
+            if (k > 0 && shared != side_digest_.end() && shared->second == digest) continue;
+            return make_error(ErrorCode::InvalidArgument,
+                              fmt::format("'{}' is also written for {}{}", p,
+                                          it->second == report_owner ? std::string("--report") : fmt::format("'{}'", models[it->second].input),
+                                          k > 0 ? " with other contents" : ""));
         }
         for (auto& p : paths) {
             struct stat st {};
@@ -239,6 +265,7 @@ private:
     static constexpr size_t report_owner = SIZE_MAX;
     std::mutex mutex_;
     std::map<std::string, size_t> owner_;
+    std::map<std::string, Digest> side_digest_;  // a side file's contents, by identity
     std::map<std::pair<dev_t, ino_t>, std::string> inputs_;
 };
 
@@ -451,8 +478,8 @@ int run_batch(const BatchArgs& a) {
                 for (auto& a : m.animations) job.inputs.push_back(CompileInput{{a}, {}});
                 job.output = m.output;
                 job.check_output_first = false;  // the mirrored folder is made only when there is something to write
-                job.before_write = [&, i](const std::vector<std::string>& paths) -> Status {
-                    if (auto st = claims.claim(i, plan.models, paths); !st) return st;
+                job.before_write = [&, i](const std::vector<std::string>& paths, const std::vector<std::span<const uint8_t>>& contents) -> Status {
+                    if (auto st = claims.claim(i, plan.models, paths, contents); !st) return st;
                     return make_folder(m.output);
                 };
                 try {

@@ -102,8 +102,12 @@ ModelResult convert(const ModelJob& job, const ModelOptions& o, WriteOptions& wr
     std::vector<std::string> paths{job.output};
     if (!is_stdout_path(job.output))
         for (auto& side : output->side_files) paths.push_back((std::filesystem::path(job.output).parent_path() / side.name).string());
-    if (job.before_write)
-        if (auto st = job.before_write(paths); !st) return failed(st.error(), write_exit_code(st.error()), true);
+    if (job.before_write) {
+        std::vector<std::span<const uint8_t>> contents{output->bytes};
+        for (auto& side : output->side_files) contents.emplace_back(side.bytes);
+        contents.resize(paths.size());  // standard output: the main file only
+        if (auto st = job.before_write(paths, contents); !st) return failed(st.error(), write_exit_code(st.error()), true);
+    }
     if (auto st = write_output(job.output, *output, write_options); !st) return failed(st.error(), write_exit_code(st.error()), true);
     r.outputs = std::move(paths);
     r.written_format = std::string(output->format);

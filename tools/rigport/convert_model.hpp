@@ -37,7 +37,8 @@ struct ModelJob {
     // Told every file about to be written (the main output first, then its side files) after
     // the model was read and saved in memory, before anything is written; an error stops the model
     // as a write failure. Batch claims the paths and creates their folder here.
-    std::function<Status(const std::vector<std::string>& paths)> before_write = nullptr;
+    // contents[k] is what will be written to paths[k].
+    std::function<Status(const std::vector<std::string>& paths, const std::vector<std::span<const uint8_t>>& contents)> before_write = nullptr;
 };
 
 struct ModelCounts {
