@@ -379,7 +379,7 @@ int write_ninja(const BatchArgs& a, const FormatInfo& format, const Plan& plan) 
         "  depfile = $out.d\n"
         "  deps = gcc\n"
         "  description = rigport $in -> $out\n\n",
-        a.ninja, ninja_shell_quoted(self.string()).substr(0), format.name);
+        a.ninja, ninja_shell_quoted(self.string()), format.name);
     size_t edges = 0;
     for (auto& m : plan.models) {
         if (m.refused) {

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <set>
@@ -210,6 +212,13 @@ Expected<Scene> load_model(const std::vector<std::string>& paths, const LoadOpti
 // A VDrift JPK pack is an archive, not a model: its members are listed, with the way to read one
 // (`rigport info PACK.jpk:MEMBER`). Returns nothing when the file is not a pack.
 std::optional<int> info_pack(const std::string& path, bool json) {
+    // The signature first: a model is not read twice to find it is not a pack. Only a regular
+    // file is opened (a named pipe would block).
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+    char head[sizeof(jpk_signature)] = {};
+    std::ifstream(path, std::ios::binary).read(head, sizeof(head));
+    if (std::memcmp(head, jpk_signature, sizeof(head)) != 0) return std::nullopt;
     auto bytes = read_file(path);
     if (!bytes || !detect_jpk(*bytes)) return std::nullopt;
     auto pack = parse_jpk(*bytes);
