@@ -15,6 +15,9 @@
 #include "formats/smd/smd_layout.hpp"
 #include "rigport/formats.hpp"
 
+// Rows name the capability fields they set and leave the trailing ones at their defaults.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 namespace rigport {
 
 namespace {
@@ -24,7 +27,7 @@ template <Expected<std::vector<uint8_t>> (*Write)(const Scene&, const SaveOption
 Expected<Output> single_file(const Scene& scene, const std::string&, const SaveOptions& options) {
     auto bytes = Write(scene, options);
     if (!bytes) return bytes.error();
-    return Output{std::move(*bytes), {}};
+    return Output{std::move(*bytes), {}, {}, {}};
 }
 
 }  // namespace
