@@ -2,9 +2,11 @@
 // with 1-based line:col for errors. No allocation; numbers via fast_float / std::from_chars.
 #pragma once
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string_view>
 
@@ -91,6 +93,84 @@ public:
         return parse_integer(t, out);
     }
 
+    // number() / integer() with the same results, token_column() and position, in one pass over
+    // the common case: a plain decimal ("-12.5", "0.003e-4") ending at a blank or the line end.
+    // With at most 19 significant digits, a mantissa <= 2^53 and an exponent within +-22 it is
+    // converted with Clinger's exact fast path (one correctly rounded multiply or divide), the path
+    // fast_float itself takes for such numbers; other plain decimals go to parse_number() on the
+    // span already found, and anything else (signs, junk, errors) through number() / integer().
+    Result scan_number(double& out) {
+        skip_blanks();
+        const char* const data = text_.data();
+        const char* const begin = data + pos_;
+        const char* const end = data + line_end_;
+        if (begin == end) return token_begin_ = pos_, Result::Missing;
+        const char* p = begin;
+        const bool negative = *p == '-';
+        p += negative;
+        const char* const int_begin = p;
+        while (p < end && *p == '0') ++p;  // leading zeros are not significant digits
+        const char* sig_begin = p;
+        uint64_t mantissa = 0;
+        p = scan_digits(p, mantissa);
+        int64_t significant = p - sig_begin, exponent = 0;
+        if (p == int_begin) return number(out);
+        if (p < end && *p == '.') {
+            const char* const frac_begin = ++p;
+            if (mantissa == 0)
+                while (p < end && *p == '0') ++p;
+            sig_begin = p;
+            p = scan_digits(p, mantissa);
+            if (p == frac_begin) return number(out);
+            significant += p - sig_begin;
+            exponent = -(p - frac_begin);
+        }
+        if (p < end && (*p == 'e' || *p == 'E')) {
+            ++p;
+            const bool exp_negative = p < end && *p == '-';
+            p += p < end && (*p == '-' || *p == '+');
+            const char* const exp_begin = p;
+            int64_t e = 0;
+            while (p < end && is_digit(*p)) {
+                if (e < 100000) e = e * 10 + (*p - '0');
+                ++p;
+            }
+            if (p == exp_begin) return number(out);
+            exponent += exp_negative ? -e : e;
+        }
+        if (p < end && !is_blank(*p)) return number(out);
+        token_begin_ = static_cast<size_t>(begin - data);
+        pos_ = static_cast<size_t>(p - data);
+        if (significant > 19 || mantissa > (uint64_t(1) << 53) || exponent < -22 || exponent > 22)
+            return parse_number(std::string_view(begin, static_cast<size_t>(p - begin)), out);
+        static constexpr double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                            1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+        double v = static_cast<double>(mantissa);
+        v = exponent < 0 ? v / powers[-exponent] : v * powers[exponent];
+        out = negative ? -v : v;
+        return Result::Ok;
+    }
+
+    Result scan_integer(int64_t& out) {
+        skip_blanks();
+        const char* const data = text_.data();
+        const char* const begin = data + pos_;
+        const char* const end = data + line_end_;
+        if (begin == end) return token_begin_ = pos_, Result::Missing;
+        const char* p = begin;
+        const bool negative = *p == '-';
+        p += negative;
+        const char* const digits_begin = p;
+        uint64_t value = 0;
+        p = scan_digits(p, value);
+        // 18 digits always fit int64_t; longer ones, "3.0", "+3" and errors take integer().
+        if (p == digits_begin || p - digits_begin > 18 || (p < end && !is_blank(*p))) return integer(out);
+        out = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
+        token_begin_ = static_cast<size_t>(begin - data);
+        pos_ = static_cast<size_t>(p - data);
+        return Result::Ok;
+    }
+
     static Result parse_number(std::string_view t, double& out) {
         const char* b = t.data();
         const char* e = b + t.size();
@@ -121,9 +201,46 @@ public:
         return Result::Ok;
     }
 
+    static bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
     static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 private:
+    // The run of digits at p (which is on the current line) appended to `value` (wrapping past
+    // 19 digits; callers count digits), eight at a time as one 64-bit word when the buffer has
+    // eight bytes left: a digit run never passes the line end, whose byte is '\n' or '\r'.
+    const char* scan_digits(const char* p, uint64_t& value) const {
+        const char* const buffer_end = text_.data() + text_.size();
+        if constexpr (std::endian::native == std::endian::little) {
+            while (buffer_end - p >= 8) {
+                uint64_t word;
+                std::memcpy(&word, p, 8);
+                // The high bit of each byte that is not '0'..'9'; exact up to the first such byte,
+                // since digit bytes neither carry nor borrow.
+                const uint64_t other = ((word + 0x4646464646464646) | (word - 0x3030303030303030)) & 0x8080808080808080;
+                const uint64_t digits = word - 0x3030303030303030;
+                if (other == 0) {
+                    value = value * 100000000 + eight_digits(digits);
+                    p += 8;
+                    continue;
+                }
+                const int n = std::countr_zero(other) >> 3;  // digits before the first other byte
+                if (n == 0) return p;
+                static constexpr uint64_t scale[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+                // Shifted to the top: the bytes below read as leading zeros.
+                value = value * scale[n] + eight_digits(digits << (64 - 8 * n));
+                return p + n;
+            }
+        }
+        const char* const end = text_.data() + line_end_;
+        while (p < end && is_digit(*p)) value = value * 10 + uint64_t(*p++ - '0');
+        return p;
+    }
+    // Eight digit values, the first in the lowest byte, as a number (fast_float's SWAR method).
+    static uint64_t eight_digits(uint64_t v) {
+        v = v * 10 + (v >> 8);
+        return (((v & 0x000000FF000000FF) * (100 + (1000000ULL << 32))) + (((v >> 16) & 0x000000FF000000FF) * (1 + (10000ULL << 32)))) >> 32;
+    }
+
     void skip_blanks() {
         while (pos_ < line_end_ && is_blank(text_[pos_])) ++pos_;
     }

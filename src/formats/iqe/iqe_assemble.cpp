@@ -34,9 +34,11 @@ std::optional<Error> Parser::build_skeleton() {
 std::optional<Error> Parser::build_meshes() {
     Scene& scene = doc_.scene;
     const uint32_t n = static_cast<uint32_t>(positions_.size());
-    if (max_face_index_ >= int64_t(n))
-        return error_at(max_face_line_, max_face_column_,
-                        fmt::format("{} is beyond the {} vertices of the file", max_face_what_, n));
+    if (max_face_index_ >= int64_t(n)) {
+        const std::string what = max_face_relative_ ? fmt::format("fm index {} (file vertex {})", max_face_written_, max_face_index_)
+                                                    : fmt::format("fa index {}", max_face_written_);
+        return error_at(max_face_line_, max_face_column_, fmt::format("{} is beyond the {} vertices of the file", what, n));
+    }
     const uint64_t joints = scene.skeleton.joints.size();
     if (max_vb_joint_ >= 0 && uint64_t(max_vb_joint_) >= joints)
         return error_at(max_vb_line_, max_vb_column_, fmt::format("vb: joint {} is beyond the {} joints of the file", max_vb_joint_, joints));

@@ -168,14 +168,17 @@ std::optional<Error> Parser::vertex_attribute(std::string_view cmd) {
         case 'b': {
             // Pairs of (joint, weight), any count; influences with weight > 0 are kept.
             auto vx = attribute_vertex(cmd, HAS_VB);
-            while (!cur_.at_line_end()) {
+            for (;;) {
                 int64_t j = 0;
-                Result r = cur_.integer(j);
-                if (r != Result::Ok) return bad_number(cmd, r);
+                Result r = cur_.scan_integer(j);
+                if (r == Result::Missing) break;  // nothing but blanks left on the line
+                if (r != Result::Ok) [[unlikely]]
+                    return bad_number(cmd, r);
                 const uint32_t jline = cur_.line(), jcol = cur_.token_column();
-                if (j < 0) return error_here(fmt::format("vb: joint index {} is negative", j));
+                if (j < 0) [[unlikely]]
+                    return error_here(fmt::format("vb: joint index {} is negative", j));
                 double w = 0;
-                r = cur_.number(w);
+                r = cur_.scan_number(w);
                 if (r != Result::Ok && r != Result::Missing) return bad_number(cmd, r);
                 if (std::fabs(w) > FLT_MAX) return bad_number(cmd, Result::OutOfRange);
                 if (!(w > 0) || !vx) continue;
@@ -192,23 +195,31 @@ std::optional<Error> Parser::vertex_attribute(std::string_view cmd) {
     }
 }
 
+Error Parser::bad_face_index(std::string_view cmd, int64_t i, uint64_t n) const {
+    if (i < 0 && int64_t(n) + i < 0)
+        return error_here(fmt::format("{} index {} is before the first vertex ({} vertices so far)", cmd, i, n));
+    return error_here(fmt::format("{} index {} is beyond any possible vertex", cmd, i));
+}
+
 std::optional<Error> Parser::face(std::string_view cmd, bool relative) {
     indices_.clear();
     const uint64_t n = positions_.size();
     const uint32_t line = cur_.line();
-    while (!cur_.at_line_end()) {
+    const int64_t base = relative ? int64_t(fm_base_) : 0;
+    for (;;) {
         int64_t i = 0;
-        Result r = cur_.integer(i);
-        if (r != Result::Ok) return bad_number(cmd, r);
+        const Result r = cur_.scan_integer(i);
+        if (r == Result::Missing) break;  // nothing but blanks left on the line
+        if (r != Result::Ok) [[unlikely]]
+            return bad_number(cmd, r);
         // Negative = relative to the last vertex read so far (-1 = the last one).
-        const int64_t resolved = i < 0 ? int64_t(n) + i : (relative ? int64_t(fm_base_) + i : i);
-        if (resolved < 0)
-            return error_here(fmt::format("{} index {} is before the first vertex ({} vertices so far)", cmd, i, n));
-        if (resolved >= int64_t(UINT32_MAX))
-            return error_here(fmt::format("{} index {} is beyond any possible vertex", cmd, i));
+        const int64_t resolved = i < 0 ? int64_t(n) + i : base + i;
+        if (resolved < 0 || resolved >= int64_t(UINT32_MAX)) [[unlikely]]
+            return bad_face_index(cmd, i, n);
         if (resolved > max_face_index_) {
             max_face_index_ = resolved;
-            max_face_what_ = relative ? fmt::format("fm index {} (file vertex {})", i, resolved) : fmt::format("fa index {}", i);
+            max_face_written_ = i;
+            max_face_relative_ = relative;
             max_face_line_ = line;
             max_face_column_ = cur_.token_column();
         }
@@ -407,14 +418,29 @@ std::optional<Error> Parser::vertexarray() {
 }
 
 std::optional<Error> Parser::command(std::string_view cmd) {
-    // Two characters, a letter then a letter or digit: vertex, pose or face commands.
-    if (cmd.size() == 2 && cmd[0] == 'v' &&
-        (std::string_view("ptnxcsb").find(cmd[1]) != std::string_view::npos || (cmd[1] >= '0' && cmd[1] <= '9')))
-        return vertex_attribute(cmd);
-    if (cmd == "fm") return face(cmd, true);
-    if (cmd == "fa") return face(cmd, false);
-    if (cmd == "pq" || cmd == "pm" || cmd == "pa") return pose(cmd);
-    if (cmd == "fs") return face_smoothing();
+    // Two characters, a letter then a letter or digit: the vertex, face and pose commands that
+    // make up nearly every line, dispatched on their bytes.
+    if (cmd.size() == 2) {
+        switch (cmd[0]) {
+            case 'v':
+                switch (cmd[1]) {
+                    case 'p': case 't': case 'n': case 'x': case 'c': case 's': case 'b':
+                    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+                        return vertex_attribute(cmd);
+                    default: break;
+                }
+                break;
+            case 'f':
+                if (cmd[1] == 'm') return face(cmd, true);
+                if (cmd[1] == 'a') return face(cmd, false);
+                if (cmd[1] == 's') return face_smoothing();
+                break;
+            case 'p':
+                if (cmd[1] == 'q' || cmd[1] == 'm' || cmd[1] == 'a') return pose(cmd);
+                break;
+            default: break;
+        }
+    }
     if (cmd == "mesh" || cmd == "material") {
         std::string_view n;
         if (auto e = name(cmd, n)) return e;

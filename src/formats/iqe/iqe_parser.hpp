@@ -66,16 +66,20 @@ private:
     Error error_here(std::string message, ErrorCode code = ErrorCode::Malformed) const {
         return error_at(cur_.line(), cur_.token_column(), std::move(message), code);
     }
-    Error bad_number(std::string_view cmd, Result r) const {
+    [[gnu::noinline, gnu::cold]] Error bad_number(std::string_view cmd, Result r) const {
         std::string_view tok = cur_.line_text().substr(cur_.token_column() - 1);
         tok = tok.substr(0, std::min<size_t>(tok.find_first_of(" \t"), 40));
         if (r == Result::OutOfRange) return error_here(fmt::format("{}: number '{}' is out of range", cmd, tok));
         return error_here(fmt::format("{}: '{}' is not a number", cmd, tok));
     }
     std::optional<Error> limit(uint64_t count, const char* what) const {
-        if (count >= options_.max_elements)
-            return error_here(fmt::format("more than {} {} (LoadOptions::max_elements)", options_.max_elements, what), ErrorCode::LimitExceeded);
+        if (count >= options_.max_elements) [[unlikely]]
+            return limit_error(what);
         return std::nullopt;
+    }
+    // Errors and warnings are built out of the hot path, only when they happen.
+    [[gnu::noinline, gnu::cold]] Error limit_error(const char* what) const {
+        return error_here(fmt::format("more than {} {} (LoadOptions::max_elements)", options_.max_elements, what), ErrorCode::LimitExceeded);
     }
     void warn(WarningCode code, std::string message) { doc_.scene.warnings.add(code, std::move(message), cur_.line_offset()); }
 
@@ -83,11 +87,14 @@ private:
     // each fits a float. count = numbers present.
     std::optional<Error> numbers(std::string_view cmd, double* out, int max, int& count, bool floats = true) {
         count = 0;
-        while (count < max && !cur_.at_line_end()) {
+        while (count < max) {
             double v = 0;
-            Result r = cur_.number(v);
-            if (r != Result::Ok) return bad_number(cmd, r);
-            if (floats && std::fabs(v) > FLT_MAX) return bad_number(cmd, Result::OutOfRange);
+            const Result r = cur_.scan_number(v);
+            if (r == Result::Missing) break;  // nothing but blanks left on the line
+            if (r != Result::Ok) [[unlikely]]
+                return bad_number(cmd, r);
+            if (floats && std::fabs(v) > FLT_MAX) [[unlikely]]
+                return bad_number(cmd, Result::OutOfRange);
             out[count++] = v;
         }
         return std::nullopt;
@@ -102,6 +109,7 @@ private:
     std::optional<Error> command(std::string_view cmd);
     std::optional<Error> vertex_attribute(std::string_view cmd);
     std::optional<Error> face(std::string_view cmd, bool relative);
+    [[gnu::noinline, gnu::cold]] Error bad_face_index(std::string_view cmd, int64_t i, uint64_t n) const;
     std::optional<Error> face_smoothing();
     std::optional<Error> pose(std::string_view cmd);
     std::optional<Error> joint();
@@ -111,18 +119,23 @@ private:
     // The vertex a vertex command belongs to (the last `vp`), marking `bit`; nullopt = none yet.
     std::optional<uint32_t> attribute_vertex(std::string_view cmd, uint16_t bit) {
         const uint32_t n = static_cast<uint32_t>(positions_.size());
-        if (n == 0) {
-            warn(WarningCode::Ignored, fmt::format("'{}' before any 'vp'; ignored", cmd));
+        if (n == 0) [[unlikely]] {
+            warn_attribute(cmd, false);
             return std::nullopt;
         }
-        if ((has_[n - 1] & bit) && bit != HAS_VB)
-            warn(WarningCode::Tolerated, fmt::format("a second '{}' for one vertex; the later one is kept", cmd));
+        if ((has_[n - 1] & bit) && bit != HAS_VB) [[unlikely]]
+            warn_attribute(cmd, true);
         has_[n - 1] |= bit;
         return n - 1;
     }
+    [[gnu::noinline, gnu::cold]] void warn_attribute(std::string_view cmd, bool second) {
+        if (second) warn(WarningCode::Tolerated, fmt::format("a second '{}' for one vertex; the later one is kept", cmd));
+        else warn(WarningCode::Ignored, fmt::format("'{}' before any 'vp'; ignored", cmd));
+    }
     template <class T>
     static void set(std::vector<T>& values, uint32_t v, const T& value, const T& missing) {
-        if (values.size() <= v) values.resize(v + 1, missing);
+        if (values.size() == v) return values.push_back(value);  // the usual case: the next vertex
+        if (values.size() < v) values.resize(v + 1, missing);
         values[v] = value;
     }
 
@@ -164,8 +177,9 @@ private:
     bool last_face_valid_ = false;
 
     // Deferred range checks: the largest face index and vb joint, where they were seen.
-    int64_t max_face_index_ = -1;
-    std::string max_face_what_;
+    // The message is built only if the check fails: the index as written and whether it was fm.
+    int64_t max_face_index_ = -1, max_face_written_ = 0;
+    bool max_face_relative_ = false;
     uint32_t max_face_line_ = 0, max_face_column_ = 0;
     int64_t max_vb_joint_ = -1;
     uint32_t max_vb_line_ = 0, max_vb_column_ = 0;
