@@ -141,8 +141,20 @@ public:
         if (p < end && !is_blank(*p)) return number(out);
         token_begin_ = static_cast<size_t>(begin - data);
         pos_ = static_cast<size_t>(p - data);
-        if (significant > 19 || mantissa > (uint64_t(1) << 53) || exponent < -22 || exponent > 22)
-            return parse_number(std::string_view(begin, static_cast<size_t>(p - begin)), out);
+        const std::string_view span(begin, static_cast<size_t>(p - begin));
+        if (significant > 19) return parse_number(span, out);
+        if (mantissa > (uint64_t(1) << 53) || exponent < -22 || exponent > 22) {
+            // Eisel-Lemire, the step fast_float::from_chars takes next with the same digits
+            // (fast_float 3.9's own functions); its rare undecided cases, overflow and underflow
+            // take from_chars itself.
+            const fast_float::adjusted_mantissa am = fast_float::compute_float<fast_float::binary_format<double>>(exponent, mantissa);
+            if (am.power2 <= 0 || exponent < -300) return parse_number(span, out);
+            double v = 0;
+            fast_float::to_float(negative, am, v);
+            if (!std::isfinite(v)) return parse_number(span, out);
+            out = v;
+            return Result::Ok;
+        }
         static constexpr double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
         double v = static_cast<double>(mantissa);
