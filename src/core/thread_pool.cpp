@@ -34,18 +34,13 @@ public:
         try {
             for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
         } catch (...) {
-            // Fewer threads than cores (no memory, a thread limit): the pool still works; with
-            // none, every chunk runs on the caller.
+            // No memory or no thread: the started ones stop, and the error goes to the caller
+            // (whose guard makes it an Error); the next call tries to build the pool again.
+            stop();
+            throw;
         }
     }
-    ~Pool() {
-        {
-            std::lock_guard lock(mutex_);
-            stop_ = true;
-        }
-        wake_.notify_all();
-        for (auto& t : threads_) t.join();
-    }
+    ~Pool() { stop(); }
 
     size_t workers() const { return threads_.size(); }
 
@@ -79,6 +74,16 @@ public:
     }
 
 private:
+    void stop() {
+        {
+            std::lock_guard lock(mutex_);
+            stop_ = true;
+        }
+        wake_.notify_all();
+        for (auto& t : threads_) t.join();
+        threads_.clear();
+    }
+
     void claim_chunks(Job& job) {
         for (;;) {
             const size_t c = job.next.fetch_add(1);

@@ -100,6 +100,7 @@ static void encode_vertex_arrays(const IqmFile& file, const Layout& l, std::vect
         end = std::max(end, l.array_offsets[a] + count * component_size(type));
     }
     out.resize(end);
+    if (pieces.size() <= file.vertexarrays.size()) threads = 1;  // small: one piece an array, not worth a thread
     detail::parallel_for(pieces.size(), 1, threads, [&](size_t begin, size_t stop) {
         std::vector<uint8_t> bytes;
         for (size_t i = begin; i < stop; ++i) {

@@ -121,7 +121,9 @@ Expected<IqmFile> from_scene(const Scene& input, const SaveOptions& options) {
                                                                 scene.animations.size()));
         }
     };
-    detail::parallel_invoke(options.threads, adjacency, animation);
+    // A small model stays on this thread: waking another costs more than it saves.
+    const bool large = detail::chunk_count(file.triangles.size(), 1 << 14) > 1;
+    detail::parallel_invoke(large ? options.threads : 1, adjacency, animation);
     if (!animated) return animated.error();
 
     if (!scene.meta.comment.empty()) {

@@ -257,6 +257,8 @@ void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& fil
         va.size = plans[a].size;
         va.values.resize(scene.vertex_count() * plans[a].size);
     }
+    // A small model stays on this thread: waking another costs more than it saves.
+    if (detail::chunk_count(scene.vertex_count(), 1 << 14) <= 1) threads = 1;
     detail::parallel_for(plans.size(), 1, threads, [&](size_t begin, size_t end) {
         for (size_t a = begin; a < end; ++a) {
             const ArrayPlan& p = plans[a];
