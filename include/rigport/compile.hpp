@@ -50,6 +50,9 @@ struct CompileOptions {
     // Animations whose stated length (Cal3D DURATION) runs past their last key (apply_clip_end):
     // None keeps the keys as they are (a warning names the gap).
     ClipEnd clip_end = ClipEnd::None;
+    // Threads for the pipeline's steps (normals, tangents): 0 = every core, 1 = the calling
+    // thread only. The result is the same bytes for any count.
+    uint32_t threads = 0;
 };
 
 struct FormatInfo;

@@ -124,6 +124,9 @@ struct SaveOptions {
     // joints in all beyond this is refused (LimitExceeded) before sampling. 2^24 poses is ~90
     // minutes of a 100-joint skeleton at 30 fps; a few keys at huge times must not take gigabytes.
     uint64_t max_poses = 1ull << 24;
+    // Threads a writer may use (IQM: vertex arrays, adjacency, per-frame bounds): 0 = every core,
+    // 1 = the calling thread only. The output is the same bytes for any count.
+    uint32_t threads = 0;
 };
 
 // A writer's result: the main file's bytes plus files that go beside it (a .gltf's .bin).

@@ -2,7 +2,9 @@
 // (iqm-iqe.md §1.8, §3.2 step 9).
 #include <algorithm>
 #include <cmath>
-#include <thread>
+
+#include "core/thread_pool.hpp"
+#include "process/threaded.hpp"
 
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
@@ -21,29 +23,21 @@ bool has_skinned_vertices(const Scene& scene) {
 
 namespace {
 
-constexpr size_t lanes = 64;  // frames evaluated together, innermost, so the compiler vectorizes
+// Frames evaluated together, innermost, so the compiler vectorizes. A batch is `width` frames
+// wide (8, 16, 32 or 64): 100 frames take 64 + 32 + 8 lanes rather than 2 x 64.
+constexpr size_t max_lanes = 64;
 
 // Extremes of one batch of frames, one lane per frame (structure of arrays).
 struct Extents {
-    float lo[3][lanes], hi[3][lanes], xy2[lanes], r2[lanes];
+    float lo[3][max_lanes], hi[3][max_lanes], xy2[max_lanes], r2[max_lanes];
 
     Extents() {
         for (int k = 0; k < 3; ++k)
-            for (size_t f = 0; f < lanes; ++f) lo[k][f] = INFINITY, hi[k][f] = -INFINITY;
-        for (size_t f = 0; f < lanes; ++f) xy2[f] = r2[f] = 0;
-    }
-    void add(const float* x, const float* y, const float* z) {
-        for (size_t f = 0; f < lanes; ++f) {
-            lo[0][f] = x[f] < lo[0][f] ? x[f] : lo[0][f], hi[0][f] = x[f] > hi[0][f] ? x[f] : hi[0][f];
-            lo[1][f] = y[f] < lo[1][f] ? y[f] : lo[1][f], hi[1][f] = y[f] > hi[1][f] ? y[f] : hi[1][f];
-            lo[2][f] = z[f] < lo[2][f] ? z[f] : lo[2][f], hi[2][f] = z[f] > hi[2][f] ? z[f] : hi[2][f];
-            const float xy = x[f] * x[f] + y[f] * y[f], r = xy + z[f] * z[f];
-            xy2[f] = xy > xy2[f] ? xy : xy2[f];
-            r2[f] = r > r2[f] ? r : r2[f];
-        }
+            for (size_t f = 0; f < max_lanes; ++f) lo[k][f] = INFINITY, hi[k][f] = -INFINITY;
+        for (size_t f = 0; f < max_lanes; ++f) xy2[f] = r2[f] = 0;
     }
     void merge(const Extents& o) {  // min and max are exact, so the merge order cannot matter
-        for (size_t f = 0; f < lanes; ++f) {
+        for (size_t f = 0; f < max_lanes; ++f) {
             for (int k = 0; k < 3; ++k) lo[k][f] = std::min(lo[k][f], o.lo[k][f]), hi[k][f] = std::max(hi[k][f], o.hi[k][f]);
             xy2[f] = std::max(xy2[f], o.xy2[f]);
             r2[f] = std::max(r2[f], o.r2[f]);
@@ -60,19 +54,19 @@ struct Extents {
 };
 
 // The top three rows of each joint's skinning matrix for a batch of frames, in float:
-// rows[(joint * 12 + element) * lanes + frame]. Lanes past the batch repeat its last frame.
+// rows[(joint * 12 + element) * width + frame]. Lanes past the batch repeat its last frame.
 std::vector<float> skinning_rows(const Skeleton& skeleton, const std::vector<std::vector<Transform>>& poses,
-                                 size_t first, size_t count) {
+                                 size_t first, size_t count, size_t width) {
     const size_t joints = skeleton.joints.size();
-    std::vector<float> rows(joints * 12 * lanes);
+    std::vector<float> rows(joints * 12 * width);
     for (size_t f = 0; f < count; ++f) {
         const auto skinning = skinning_matrices(skeleton, poses[first + f]);
         for (size_t j = 0; j < joints && j < skinning.size(); ++j)
             for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 4; ++c) rows[(j * 12 + r * 4 + c) * lanes + f] = float(skinning[j][c][r]);
+                for (int c = 0; c < 4; ++c) rows[(j * 12 + r * 4 + c) * width + f] = float(skinning[j][c][r]);
     }
     for (size_t i = 0; i < joints * 12; ++i)
-        for (size_t f = count; f < lanes; ++f) rows[i * lanes + f] = rows[i * lanes + count - 1];
+        for (size_t f = count; f < width; ++f) rows[i * width + f] = rows[i * width + count - 1];
     return rows;
 }
 
@@ -87,6 +81,7 @@ struct SkinnedVertices {
     std::vector<Influence> influences;
 
     SkinnedVertices(const Scene& scene, size_t joints) {
+        vertices.reserve(scene.vertex_count());
         for (auto& mesh : scene.meshes) {
             const auto& skin = mesh.skin;
             const bool skinned = skin.offsets.size() == mesh.positions.size() + 1;
@@ -112,62 +107,88 @@ struct SkinnedVertices {
 };
 
 // Built for AVX2 as well as the baseline, chosen at load time: twice the lanes per instruction.
+// The width is a constant so the loops vectorize whole. Every lane does the same float
+// operations in the same order whatever the width, so a frame's bounds do not depend on the
+// batch it falls in.
+template <size_t width>
 __attribute__((target_clones("avx2", "default")))
-void extend(Extents& e, const SkinnedVertices& sv, size_t begin, size_t end, const std::vector<float>& rows) {
-    alignas(64) float x[lanes], y[lanes], z[lanes];
+void extend_width(Extents& e, const SkinnedVertices& sv, size_t begin, size_t end, const float* rows) {
+    alignas(64) float x[max_lanes], y[max_lanes], z[max_lanes];
     for (size_t v = begin; v < end; ++v) {
         const SkinnedVertex& vert = sv.vertices[v];
         const float px = vert.position[0], py = vert.position[1], pz = vert.position[2];
         if (vert.count == 0) {
-            for (size_t f = 0; f < lanes; ++f) x[f] = px, y[f] = py, z[f] = pz;
+            for (size_t f = 0; f < width; ++f) x[f] = px, y[f] = py, z[f] = pz;
         } else {
-            for (size_t f = 0; f < lanes; ++f) x[f] = y[f] = z[f] = 0;
+            for (size_t f = 0; f < width; ++f) x[f] = y[f] = z[f] = 0;
             for (uint32_t i = vert.first; i < vert.first + vert.count; ++i) {
                 const float w = sv.influences[i].weight;
-                const float* m = rows.data() + size_t(sv.influences[i].joint) * 12 * lanes;
-                for (size_t f = 0; f < lanes; ++f) {
-                    x[f] += w * (m[0 * lanes + f] * px + m[1 * lanes + f] * py + m[2 * lanes + f] * pz + m[3 * lanes + f]);
-                    y[f] += w * (m[4 * lanes + f] * px + m[5 * lanes + f] * py + m[6 * lanes + f] * pz + m[7 * lanes + f]);
-                    z[f] += w * (m[8 * lanes + f] * px + m[9 * lanes + f] * py + m[10 * lanes + f] * pz + m[11 * lanes + f]);
+                const float* m = rows + size_t(sv.influences[i].joint) * 12 * width;
+                for (size_t f = 0; f < width; ++f) {
+                    x[f] += w * (m[0 * width + f] * px + m[1 * width + f] * py + m[2 * width + f] * pz + m[3 * width + f]);
+                    y[f] += w * (m[4 * width + f] * px + m[5 * width + f] * py + m[6 * width + f] * pz + m[7 * width + f]);
+                    z[f] += w * (m[8 * width + f] * px + m[9 * width + f] * py + m[10 * width + f] * pz + m[11 * width + f]);
                 }
             }
         }
-        e.add(x, y, z);
+        for (size_t f = 0; f < width; ++f) {
+            e.lo[0][f] = x[f] < e.lo[0][f] ? x[f] : e.lo[0][f], e.hi[0][f] = x[f] > e.hi[0][f] ? x[f] : e.hi[0][f];
+            e.lo[1][f] = y[f] < e.lo[1][f] ? y[f] : e.lo[1][f], e.hi[1][f] = y[f] > e.hi[1][f] ? y[f] : e.hi[1][f];
+            e.lo[2][f] = z[f] < e.lo[2][f] ? z[f] : e.lo[2][f], e.hi[2][f] = z[f] > e.hi[2][f] ? z[f] : e.hi[2][f];
+            const float xy = x[f] * x[f] + y[f] * y[f], r = xy + z[f] * z[f];
+            e.xy2[f] = xy > e.xy2[f] ? xy : e.xy2[f];
+            e.r2[f] = r > e.r2[f] ? r : e.r2[f];
+        }
     }
 }
+
+void extend(Extents& e, const SkinnedVertices& sv, size_t begin, size_t end, const float* rows, size_t width) {
+    switch (width) {
+        case 8: return extend_width<8>(e, sv, begin, end, rows);
+        case 16: return extend_width<16>(e, sv, begin, end, rows);
+        case 32: return extend_width<32>(e, sv, begin, end, rows);
+        default: return extend_width<64>(e, sv, begin, end, rows);
+    }
+}
+
+// The batch width for `remaining` frames: 64 while they last, then the narrowest that holds
+// the rest, or 32 and again for more than 32.
+size_t batch_width(size_t remaining) {
+    if (remaining >= 64) return 64;
+    if (remaining > 32) return 32;
+    for (size_t w : {8, 16}) if (remaining <= w) return w;
+    return 32;
+}
+
+constexpr size_t vertices_per_chunk = 1 << 14;  // a chunk of vertices for one thread
 
 }  // namespace
 
 std::vector<FrameBounds> skinned_bounds(const Scene& scene, const std::vector<std::vector<Transform>>& local_poses) {
+    return detail::skinned_bounds(scene, local_poses, 0);
+}
+
+std::vector<FrameBounds> detail::skinned_bounds(const Scene& scene, const std::vector<std::vector<Transform>>& local_poses,
+                                                uint32_t threads) {
     const SkinnedVertices sv(scene, scene.skeleton.joints.size());
     const size_t n = sv.vertices.size();
-    // Vertices split over the cores when there is enough work; each part keeps its own
-    // extremes, merged exactly afterwards, so the result does not depend on the split.
-    const size_t parts = std::clamp<size_t>(std::min<size_t>(std::thread::hardware_concurrency(), 8), 1,
-                                            std::max<size_t>(1, n * local_poses.size() / (1u << 18)));
     std::vector<FrameBounds> out;
     out.reserve(local_poses.size());
-    for (size_t first = 0; first < local_poses.size(); first += lanes) {
-        const size_t count = std::min(lanes, local_poses.size() - first);
-        const auto rows = skinning_rows(scene.skeleton, local_poses, first, count);
-        std::vector<Extents> extents(parts);
-        std::vector<std::thread> workers;
-        workers.reserve(parts - 1);
-        // A thread that cannot be started (std::system_error, std::bad_alloc) must not leave the
-        // started ones joinable when the exception leaves: that would be std::terminate.
-        struct JoinAll {
-            std::vector<std::thread>& threads;
-            ~JoinAll() {
-                for (auto& t : threads)
-                    if (t.joinable()) t.join();
-            }
-        } join_all{workers};
-        for (size_t p = 1; p < parts; ++p)
-            workers.emplace_back([&, p] { extend(extents[p], sv, n * p / parts, n * (p + 1) / parts, rows); });
-        extend(extents[0], sv, 0, n / parts, rows);
-        for (auto& w : workers) w.join();
-        for (size_t p = 1; p < parts; ++p) extents[0].merge(extents[p]);
+    // Vertices split in fixed chunks over the pool; each chunk keeps its own extremes, merged
+    // exactly afterwards, so the result does not depend on the split or the thread count.
+    const size_t grain = detail::chunk_grain(vertices_per_chunk);
+    std::vector<Extents> extents(std::max<size_t>(1, detail::chunk_count(n, vertices_per_chunk)));
+    for (size_t first = 0; first < local_poses.size();) {
+        const size_t width = batch_width(local_poses.size() - first);
+        const size_t count = std::min(width, local_poses.size() - first);
+        const auto rows = skinning_rows(scene.skeleton, local_poses, first, count, width);
+        for (auto& e : extents) e = Extents();
+        detail::parallel_for(n, vertices_per_chunk, threads, [&](size_t begin, size_t end) {
+            extend(extents[begin / grain], sv, begin, end, rows.data(), width);
+        });
+        for (size_t p = 1; p < extents.size(); ++p) extents[0].merge(extents[p]);
         for (size_t f = 0; f < count; ++f) out.push_back(extents[0].bounds(f));
+        first += count;
     }
     return out;
 }

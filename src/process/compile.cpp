@@ -15,6 +15,7 @@
 #include "core/guarded.hpp"
 #include "formats/iqe/iqe_layout.hpp"
 #include "process/compile_cal3d.hpp"
+#include "process/threaded.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/formats.hpp"
 
@@ -262,12 +263,13 @@ void drop_degenerate(Scene& scene, const std::string& path) {
 
 // Normals when absent (the meaning of the file: every pipeline), then the compiler's steps: weld,
 // vertex-cache order, tangents when absent (iqm-iqe.md §3.2 3-7).
-void run_pipeline(Part& part, Pipeline pipeline) {
-    if (!part.has_normals) generate_normals(part.scene, part.smoothing);
+void run_pipeline(Part& part, Pipeline pipeline, uint32_t threads) {
+    if (!part.has_normals) generate_normals(part.scene, part.smoothing, threads);
+    part.smoothing = {};  // no longer needed: its memory goes before the next step's
     if (pipeline == Pipeline::Plain) return;
     weld_vertices(part.scene);
     optimize_vertex_cache(part.scene);
-    generate_tangents(part.scene);
+    detail::generate_tangents(part.scene, threads);
 }
 
 }  // namespace
@@ -298,7 +300,7 @@ static Expected<Scene> compile_unguarded(const std::vector<CompileInput>& inputs
         const std::string& path = inputs[i].paths.front();
         if (!cal3d) apply_animation_options(group->scene, inputs[i].animation, path);
         if (first) drop_degenerate(group->scene, path);
-        if (group->text) run_pipeline(*group, options.pipeline);
+        if (group->text) run_pipeline(*group, options.pipeline, options.threads);
         if (first) {
             result = std::move(group->scene);
             first = false;

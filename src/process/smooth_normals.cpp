@@ -7,6 +7,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "core/thread_pool.hpp"
 #include "process/smooth_normals.hpp"
 #include "process/vertex_streams.hpp"
 #include "process/process_util.hpp"
@@ -27,6 +28,11 @@ struct UnionFind {
         while (parent[x] != x) x = parent[x] = parent[parent[x]];
         return x;
     }
+    // The root without path compression: only reads, so threads may call it together.
+    uint32_t root(uint32_t x) const {
+        while (parent[x] != x) x = parent[x];
+        return x;
+    }
     void unite(uint32_t a, uint32_t b) {  // the smaller root wins, so results do not depend on order
         a = find(a), b = find(b);
         if (a != b) parent[std::max(a, b)] = std::min(a, b);
@@ -35,6 +41,9 @@ struct UnionFind {
 
 const TriangleSmoothing default_smoothing{};
 
+constexpr size_t triangles_per_chunk = 1 << 14;  // also corners per chunk
+constexpr size_t buckets_per_chunk = 1 << 13;
+
 // Every triangle of the scene by global number, and every corner (3 per triangle).
 struct Corners {
     const Scene& scene;
@@ -42,31 +51,35 @@ struct Corners {
     std::vector<uint32_t> tri_mesh;                // global triangle -> mesh
     std::vector<uint32_t> tri_local;               // global triangle -> triangle in its mesh
     std::vector<D3> face_normal;                   // unnormalized: its length is the area weight
-    std::vector<D3> unit_normal;                   // zero for a degenerate triangle
     std::vector<double> min_dot;                   // cos(smoothangle), -1 or less = always
     std::vector<const TriangleSmoothing*> state;
 
-    Corners(const Scene& s, const std::vector<MeshSmoothing>& sm) : scene(s), smoothing(sm) {
+    Corners(const Scene& s, const std::vector<MeshSmoothing>& sm, uint32_t threads) : scene(s), smoothing(sm) {
         const size_t n = s.triangle_count();
-        tri_mesh.reserve(n), tri_local.reserve(n), face_normal.reserve(n), unit_normal.reserve(n);
-        min_dot.reserve(n), state.reserve(n);
+        tri_mesh.resize(n), tri_local.resize(n), face_normal.resize(n);
+        min_dot.resize(n), state.resize(n);
+        size_t base = 0;
         for (uint32_t m = 0; m < s.meshes.size(); ++m) {
             const Mesh& mesh = s.meshes[m];
-            for (uint32_t t = 0; t < mesh.triangles.size(); ++t) {
-                const Triangle& tri = mesh.triangles[t];
-                D3 p0 = d3(mesh.positions[tri[0]]);
-                // Clockwise front faces: (v2 - v0) x (v1 - v0) points out.
-                D3 n = cross(d3(mesh.positions[tri[2]]) - p0, d3(mesh.positions[tri[1]]) - p0);
-                tri_mesh.push_back(m);
-                tri_local.push_back(t);
-                face_normal.push_back(n);
-                unit_normal.push_back(normalized_or_zero(n));
-                const TriangleSmoothing* st = &default_smoothing;
-                if (m < sm.size() && t < sm[m].triangles.size()) st = &sm[m].triangles[t];
-                state.push_back(st);
-                double angle = st->angle_degrees;
-                min_dot.push_back(!(angle < 180) ? -2.0 : std::cos(std::max(angle, 0.0) * std::numbers::pi / 180));
-            }
+            // Each triangle writes only its own slots: any split gives the same arrays.
+            detail::parallel_for(mesh.triangles.size(), triangles_per_chunk, threads, [&](size_t begin, size_t end) {
+                for (size_t t = begin; t < end; ++t) {
+                    const Triangle& tri = mesh.triangles[t];
+                    D3 p0 = d3(mesh.positions[tri[0]]);
+                    // Clockwise front faces: (v2 - v0) x (v1 - v0) points out.
+                    D3 nrm = cross(d3(mesh.positions[tri[2]]) - p0, d3(mesh.positions[tri[1]]) - p0);
+                    const size_t g = base + t;
+                    tri_mesh[g] = m;
+                    tri_local[g] = uint32_t(t);
+                    face_normal[g] = nrm;
+                    const TriangleSmoothing* st = &default_smoothing;
+                    if (m < sm.size() && t < sm[m].triangles.size()) st = &sm[m].triangles[t];
+                    state[g] = st;
+                    double angle = st->angle_degrees;
+                    min_dot[g] = !(angle < 180) ? -2.0 : std::cos(std::max(angle, 0.0) * std::numbers::pi / 180);
+                }
+            });
+            base += mesh.triangles.size();
         }
     }
 
@@ -112,7 +125,10 @@ struct Corners {
         const TriangleSmoothing &sa = st(a), &sb = st(b);
         if (sa.group != sb.group) return false;
         double threshold = std::max(min_dot[a / 3], min_dot[b / 3]);
-        if (threshold > -1 && !(dot(unit_normal[a / 3], unit_normal[b / 3]) >= threshold)) return false;
+        // Unit normals computed here rather than stored (memory: 24 bytes a triangle); the same
+        // numbers each time.
+        if (threshold > -1 && !(dot(normalized_or_zero(face_normal[a / 3]), normalized_or_zero(face_normal[b / 3])) >= threshold))
+            return false;
         if ((sa.smooth_uv || sb.smooth_uv) && uv(a) != uv(b)) return false;
         if (!vs_equal(a, b)) return false;
         if ((sa.has_edge_flags || sb.has_edge_flags) && !edge_allows(a, b)) return false;
@@ -201,24 +217,39 @@ void unite_bucket(const Corners& corners, std::span<const uint32_t> bucket, Unio
 }  // namespace
 
 // The scene must pass check_invariants (triangle indices in range).
-void generate_normals(Scene& scene, const std::vector<MeshSmoothing>& smoothing) {
+void generate_normals(Scene& scene, const std::vector<MeshSmoothing>& smoothing, uint32_t threads) {
     std::vector<uint32_t> root;
     std::vector<D3> group_normal;
     {
-        const Corners corners(scene, smoothing);
+        const Corners corners(scene, smoothing, threads);
         UnionFind sets(corners.count());
-        const PositionBuckets buckets(corners);
-        for (size_t b = 0; b < buckets.size(); ++b) unite_bucket(corners, buckets[b], sets);
-
-        root.resize(corners.count());
-        std::vector<D3> sum(corners.count());
-        for (uint32_t c = 0; c < corners.count(); ++c) {
-            root[c] = sets.find(c);
-            sum[root[c]] = sum[root[c]] + corners.face_normal[c / 3];
+        {
+            const PositionBuckets buckets(corners);
+            // A set never leaves its bucket (unions are within one), so buckets in parallel touch
+            // disjoint parts of the union-find, and each bucket's own order is the serial one.
+            detail::parallel_for(buckets.size(), buckets_per_chunk, threads, [&](size_t begin, size_t end) {
+                for (size_t b = begin; b < end; ++b) unite_bucket(corners, buckets[b], sets);
+            });
         }
-        group_normal.resize(corners.count());
+
+        // Each corner's group as a dense number (groups numbered by their root, in corner
+        // order), so the sums take one entry per group rather than one per corner.
+        root.resize(corners.count());
+        detail::parallel_for(corners.count(), triangles_per_chunk, threads, [&](size_t begin, size_t end) {
+            for (size_t c = begin; c < end; ++c) root[c] = sets.root(uint32_t(c));
+        });
+        uint32_t groups = 0;
         for (uint32_t c = 0; c < corners.count(); ++c)
-            if (root[c] == c) group_normal[c] = normalized_or_zero(sum[c]);
+            if (root[c] == c) sets.parent[c] = groups++;  // a root's slot now holds its number
+        detail::parallel_for(corners.count(), triangles_per_chunk, threads, [&](size_t begin, size_t end) {
+            for (size_t c = begin; c < end; ++c) root[c] = sets.parent[root[c]];
+        });
+        // Summed serially in corner order: the rounding of these sums is the output's.
+        group_normal.resize(groups);
+        for (uint32_t c = 0; c < corners.count(); ++c) group_normal[root[c]] = group_normal[root[c]] + corners.face_normal[c / 3];
+        detail::parallel_for(groups, triangles_per_chunk, threads, [&](size_t begin, size_t end) {
+            for (size_t g = begin; g < end; ++g) group_normal[g] = normalized_or_zero(group_normal[g]);
+        });
     }
 
     // Per mesh: each vertex keeps its first corner's group; a vertex whose corners fall in further

@@ -30,7 +30,8 @@ struct MeshSmoothing {
 // step 3, without bugs 3 and 4). The angle test is dot >= max(cos a1, cos a2): both faces' angles
 // must accept. Vertices shared by corners of different groups are split, so
 // triangles and vertex counts may change. smoothing has one entry per mesh (missing = defaults).
-void generate_normals(Scene& scene, const std::vector<MeshSmoothing>& smoothing);
+// threads: 0 = every core, 1 = this thread only; the result is the same.
+void generate_normals(Scene& scene, const std::vector<MeshSmoothing>& smoothing, uint32_t threads = 0);
 
 
 }  // namespace rigport

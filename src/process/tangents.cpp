@@ -2,7 +2,9 @@
 // them (iqm-iqe.md §3.2 step 7): area-weighted triangle u/v directions, Gram-Schmidt, sign.
 #include <cmath>
 
+#include "core/thread_pool.hpp"
 #include "process/process_util.hpp"
+#include "process/threaded.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {
@@ -21,10 +23,14 @@ D3 any_perpendicular(D3 n) {
     return t * (1 / std::sqrt(dot(t, t)));
 }
 
-void tangents_for(Mesh& mesh) {
+constexpr size_t per_chunk = 1 << 14;  // vertices per chunk of work
+
+void tangents_for(Mesh& mesh, uint32_t threads) {
     const uint32_t n = mesh.vertex_count();
-    std::vector<D3> sum_u(n), sum_v(n);
     const auto& uv = mesh.texcoords[0];
+    // The sums stay serial, in triangle order (their rounding is the output's); the per-vertex
+    // finish runs in parallel.
+    std::vector<D3> sum_u(n), sum_v(n);
     for (auto& t : mesh.triangles) {
         D3 p0 = d3(mesh.positions[t[0]]);
         D3 e1 = d3(mesh.positions[t[1]]) - p0, e2 = d3(mesh.positions[t[2]]) - p0;
@@ -42,32 +48,36 @@ void tangents_for(Mesh& mesh) {
         }
     }
     mesh.tangents.resize(n);
-    for (uint32_t i = 0; i < n; ++i) {
-        D3 nrm = d3(mesh.normals[i]);
-        D3 t = sum_u[i] - nrm * dot(nrm, sum_u[i]);
-        double len = std::sqrt(dot(t, t));
-        double w = dot(cross(nrm, sum_u[i]), sum_v[i]) < 0 ? -1 : 1;
-        // Degenerate UVs or geometry (or a tangent along the normal): any perpendicular, w = +1.
-        // The length test is relative so tiny but valid triangles keep their tangent.
-        if (!(len > 1e-12 * std::sqrt(dot(sum_u[i], sum_u[i]))) || !std::isfinite(len) || len == 0) {
-            t = any_perpendicular(nrm);
-            w = 1;
-        } else {
-            t = t * (1 / len);
+    detail::parallel_for(n, per_chunk, threads, [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+            D3 nrm = d3(mesh.normals[i]);
+            D3 t = sum_u[i] - nrm * dot(nrm, sum_u[i]);
+            double len = std::sqrt(dot(t, t));
+            double w = dot(cross(nrm, sum_u[i]), sum_v[i]) < 0 ? -1 : 1;
+            // Degenerate UVs or geometry (or a tangent along the normal): any perpendicular, w = +1.
+            // The length test is relative so tiny but valid triangles keep their tangent.
+            if (!(len > 1e-12 * std::sqrt(dot(sum_u[i], sum_u[i]))) || !std::isfinite(len) || len == 0) {
+                t = any_perpendicular(nrm);
+                w = 1;
+            } else {
+                t = t * (1 / len);
+            }
+            mesh.tangents[i] = {float(t.x), float(t.y), float(t.z), float(w)};
         }
-        mesh.tangents[i] = {float(t.x), float(t.y), float(t.z), float(w)};
-    }
+    });
 }
 
 }  // namespace
 
-void generate_tangents(Scene& scene) {
+void generate_tangents(Scene& scene) { detail::generate_tangents(scene, 0); }
+
+void detail::generate_tangents(Scene& scene, uint32_t threads) {
     for (auto& mesh : scene.meshes) {
         const uint32_t n = mesh.vertex_count();
         if (n == 0 || !mesh.tangents.empty() || mesh.normals.size() != n || mesh.texcoords.empty() ||
             mesh.texcoords[0].size() != n)
             continue;
-        tangents_for(mesh);
+        tangents_for(mesh, threads);
     }
 }
 

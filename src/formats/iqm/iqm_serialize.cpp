@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/thread_pool.hpp"
 #include "formats/iqm/iqm_write_parts.hpp"
 #include "io/byte_cursor.hpp"
 
@@ -75,11 +76,48 @@ static void pad_to(io::ByteWriter& w, uint64_t at) {
     while (w.size() < at) w.u8(0);
 }
 
+// The vertex arrays, each at its offset: the section is sized once (zeros: the padding, and
+// values missing from a short array), then filled in chunks of values in parallel, each chunk
+// encoded on its own, exactly as in one piece.
+static void encode_vertex_arrays(const IqmFile& file, const Layout& l, std::vector<uint8_t>& out, uint32_t threads) {
+    constexpr uint64_t values_per_chunk = 1 << 14;  // a chunk's scratch stays small (<= 128 KiB)
+    struct Piece {
+        const double* values;
+        uint64_t count, at;
+        ComponentType type;
+    };
+    std::vector<Piece> pieces;
+    uint64_t end = out.size();
+    for (size_t a = 0; a < file.vertexarrays.size(); ++a) {
+        const VertexArray& va = file.vertexarrays[a];
+        const auto type = ComponentType(std::min(va.format, max_format));
+        const uint64_t count = uint64_t(l.header.num_vertexes) * va.size;
+        const uint64_t stored = std::min<uint64_t>(count, va.values.size());
+        const uint64_t grain = detail::chunk_grain(values_per_chunk);
+        for (uint64_t first = 0; first < stored; first += grain)
+            pieces.push_back({va.values.data() + first, std::min(grain, stored - first),
+                              l.array_offsets[a] + first * component_size(type), type});
+        end = std::max(end, l.array_offsets[a] + count * component_size(type));
+    }
+    out.resize(end);
+    if (pieces.size() <= file.vertexarrays.size()) threads = 1;  // small: one piece an array, not worth a thread
+    detail::parallel_for(pieces.size(), 1, threads, [&](size_t begin, size_t stop) {
+        std::vector<uint8_t> bytes;
+        for (size_t i = begin; i < stop; ++i) {
+            bytes.clear();
+            encode_components(pieces[i].values, pieces[i].count, pieces[i].type, bytes);
+            std::copy(bytes.begin(), bytes.end(), out.begin() + ptrdiff_t(pieces[i].at));
+        }
+    });
+}
+
 }  // namespace write_detail
 
 using namespace write_detail;
 
-std::vector<uint8_t> serialize(const IqmFile& file) {
+std::vector<uint8_t> serialize(const IqmFile& file) { return write_detail::serialize(file, 0); }
+
+std::vector<uint8_t> write_detail::serialize(const IqmFile& file, uint32_t threads) {
     const Layout l = plan_layout(file);
     const Header& h = l.header;
     io::ByteWriter w;
@@ -101,15 +139,7 @@ std::vector<uint8_t> serialize(const IqmFile& file) {
         for (uint32_t v : {va.type, va.flags, va.format, va.size, l.array_offsets[a]}) w.u32(v);
     }
     pad_to(w, l.vertex_start);
-    for (size_t a = 0; a < file.vertexarrays.size(); ++a) {
-        const VertexArray& va = file.vertexarrays[a];
-        const auto type = ComponentType(std::min(va.format, max_format));
-        pad_to(w, l.array_offsets[a]);
-        const uint64_t count = uint64_t(h.num_vertexes) * va.size;
-        const uint64_t stored = std::min<uint64_t>(count, va.values.size());
-        encode_components(va.values.data(), stored, type, w.bytes());
-        w.bytes().resize(w.bytes().size() + (count - stored) * component_size(type));  // missing values are 0
-    }
+    encode_vertex_arrays(file, l, w.bytes(), threads);
     w.pad_to(4);
 
     for (auto& t : file.triangles)

@@ -8,6 +8,7 @@
 
 #include "core/embedded_images.hpp"
 #include "core/frame_budget.hpp"
+#include "core/thread_pool.hpp"
 #include "formats/iqm/iqm_write_parts.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
@@ -80,37 +81,50 @@ Expected<IqmFile> from_scene(const Scene& input, const SaveOptions& options) {
         if (p.type == IQM_CUSTOM) p.type = IQM_CUSTOM + text.add(p.name);
     // Custom types must ascend; a name shared with an earlier string has a smaller offset.
     std::stable_sort(plans.begin(), plans.end(), [](auto& a, auto& b) { return a.type < b.type; });
-    fill_arrays(scene, plans, file, warnings);
+    fill_arrays(scene, plans, file, warnings, options.threads);
 
-    if (!file.triangles.empty()) {
+    // The adjacency (from the stored arrays and triangles) runs beside the joints, animations and
+    // bounds, which touch neither: two independent results, the same whichever finishes first.
+    // The adjacency's large temporaries stay on this thread (parallel_invoke's first task).
+    auto adjacency = [&] {
+        if (file.triangles.empty()) return;
         file.adjacency = compute_adjacency(file);  // keyed on the stored arrays, as validate() is
         file.has_adjacency = true;
-    }
+    };
+    Status animated = Ok{};
+    auto animation = [&] {
+        if (!joints.empty() && (!scene.skeleton.animation_only || options.force_joints))
+            for (auto& j : joints) {
+                JointRecord rec;
+                rec.name = text.add(j.name);
+                rec.parent = j.parent;
+                rec.translate = j.bind.translate;
+                rec.rotate = j.bind.rotate;
+                rec.scale = j.bind.scale;
+                file.joints.push_back(rec);
+            }
 
-    if (!joints.empty() && (!scene.skeleton.animation_only || options.force_joints))
-        for (auto& j : joints) {
-            JointRecord rec;
-            rec.name = text.add(j.name);
-            rec.parent = j.parent;
-            rec.translate = j.bind.translate;
-            rec.rotate = j.bind.rotate;
-            rec.scale = j.bind.scale;
-            file.joints.push_back(rec);
+        if (!scene.animations.empty() && !joints.empty()) {
+            auto decoded = build_animations(scene, text, file);
+            if (!decoded) {
+                animated = decoded.error();
+                return;
+            }
+            std::vector<FrameBounds> bounds = decoded_bounds(scene, *decoded, options.threads);
+            if (bounds.size() == file.header.num_frames)
+                for (auto& b : bounds) file.bounds.push_back({b.min, b.max, b.xy_radius, b.radius});
+            if (warnings)
+                for (auto& a : scene.animations)
+                    if (!a.morph_tracks.empty()) warnings->add(WarningCode::DroppedData, "IQM has no morph targets; morph weight tracks were not written");
+        } else if (!scene.animations.empty() && warnings) {
+            warnings->add(WarningCode::DroppedData, fmt::format("{} animations were not written: IQM animates joints and the scene has none",
+                                                                scene.animations.size()));
         }
-
-    if (!scene.animations.empty() && !joints.empty()) {
-        auto decoded = build_animations(scene, text, file);
-        if (!decoded) return decoded.error();
-        std::vector<FrameBounds> bounds = decoded_bounds(scene, *decoded);
-        if (bounds.size() == file.header.num_frames)
-            for (auto& b : bounds) file.bounds.push_back({b.min, b.max, b.xy_radius, b.radius});
-        if (warnings)
-            for (auto& a : scene.animations)
-                if (!a.morph_tracks.empty()) warnings->add(WarningCode::DroppedData, "IQM has no morph targets; morph weight tracks were not written");
-    } else if (!scene.animations.empty() && warnings) {
-        warnings->add(WarningCode::DroppedData, fmt::format("{} animations were not written: IQM animates joints and the scene has none",
-                                                            scene.animations.size()));
-    }
+    };
+    // A small model stays on this thread: waking another costs more than it saves.
+    const bool large = detail::chunk_count(file.triangles.size(), 1 << 14) > 1;
+    detail::parallel_invoke(large ? options.threads : 1, adjacency, animation);
+    if (!animated) return animated.error();
 
     if (!scene.meta.comment.empty()) {
         file.comment.assign(scene.meta.comment.begin(), scene.meta.comment.end());
@@ -149,7 +163,7 @@ Expected<IqmFile> from_scene(const Scene& input, const SaveOptions& options) {
 Expected<std::vector<uint8_t>> write(const Scene& scene, const SaveOptions& options) {
     auto file = from_scene(scene, options);
     if (!file) return file.error();
-    return serialize(*file);
+    return write_detail::serialize(*file, options.threads);
 }
 
 }  // namespace rigport::iqm

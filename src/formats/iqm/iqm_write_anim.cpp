@@ -7,6 +7,7 @@
 
 #include "formats/iqm/iqm_write_parts.hpp"
 #include "process/quantize.hpp"
+#include "process/threaded.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
 
@@ -85,7 +86,7 @@ Expected<Frames> build_animations(const Scene& scene, TextTable& text, IqmFile& 
 // Bounds of every written frame, skinned with the poses as a reader decodes them rather than
 // the unquantized ones: bounds then describe the file's own frames, and rewriting a file that
 // was read gives the same bytes.
-std::vector<FrameBounds> decoded_bounds(const Scene& scene, const Frames& decoded) {
+std::vector<FrameBounds> decoded_bounds(const Scene& scene, const Frames& decoded, uint32_t threads) {
     std::vector<FrameBounds> out;
     const size_t joints = scene.skeleton.joints.size();
     if (joints == 0 || !has_skinned_vertices(scene)) return out;
@@ -97,7 +98,7 @@ std::vector<FrameBounds> decoded_bounds(const Scene& scene, const Frames& decode
             pose[j] = Transform{{c[0], c[1], c[2]}, {c[3], c[4], c[5], c[6]}, {c[7], c[8], c[9]}};
         }
         if (batch.size() == 1024 || i + 2 * joints > decoded.size()) {
-            for (auto& b : skinned_bounds(scene, batch)) out.push_back(b);
+            for (auto& b : detail::skinned_bounds(scene, batch, threads)) out.push_back(b);
             batch.clear();
         }
     }

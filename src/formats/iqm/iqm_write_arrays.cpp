@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/thread_pool.hpp"
 #include "formats/iqm/iqm_write_parts.hpp"
 
 namespace rigport::iqm::write_detail {
@@ -235,7 +236,7 @@ static BlendValues blend_values(const Scene& scene, ArrayPlan& index_plan, const
 }
 
 // Fills every array's raw values over the global vertex set, meshes in order.
-void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& file, Warnings* warnings) {
+void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& file, Warnings* warnings, uint32_t threads) {
     auto find = [&](Source s) {
         auto it = std::find_if(plans.begin(), plans.end(), [&](auto& p) { return p.source == s; });
         return it == plans.end() ? nullptr : &*it;
@@ -244,38 +245,50 @@ void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& fil
     if (ArrayPlan *indexes = find(Source::BlendIndexes), *weights = find(Source::BlendWeights); indexes && weights)
         blends = blend_values(scene, *indexes, *weights, warnings);
 
-    for (const ArrayPlan& p : plans) {
-        VertexArray va;
-        va.type = p.type;
-        va.format = uint32_t(p.format);
-        va.size = p.size;
-        va.values.reserve(scene.vertex_count() * p.size);
-        // The compiler normalizes integer formats of every standard attribute but blend indexes.
-        const bool normalized = is_integer(p.format) && p.source != Source::Custom && p.set == 0;
-        uint64_t g = 0;  // global vertex
-        for (auto& m : scene.meshes) {
-            const CustomArray* custom = nullptr;
-            for (auto& c : m.custom)
-                if (p.source == Source::Custom && c.name == p.name) custom = &c;
-            for (uint32_t v = 0; v < m.vertex_count(); ++v, ++g) {
-                std::array<double, 4> value{};
-                if (p.source == Source::BlendIndexes) {
-                    value = blends.indexes[g];
-                } else if (p.source == Source::BlendWeights) {
-                    value = blends.weights[g];
-                } else if (p.source == Source::Custom) {
-                    for (uint32_t k = 0; custom && k < std::min(custom->size, p.size); ++k)
-                        value[k] = custom->values[uint64_t(v) * custom->size + k];
-                } else {
-                    value = attribute_value(m, p, v);
-                    if (normalized)
-                        for (auto& c : value) c = denormalize_component(c, p.format);
+    // Allocated here, exactly, so the memory belongs to this thread's malloc arena (freed memory
+    // of a worker's arena is not reused by the next step); then one array per task, each writing
+    // only its own values.
+    const size_t first = file.vertexarrays.size();
+    file.vertexarrays.resize(first + plans.size());
+    for (size_t a = 0; a < plans.size(); ++a) {
+        VertexArray& va = file.vertexarrays[first + a];
+        va.type = plans[a].type;
+        va.format = uint32_t(plans[a].format);
+        va.size = plans[a].size;
+        va.values.resize(scene.vertex_count() * plans[a].size);
+    }
+    // A small model stays on this thread: waking another costs more than it saves.
+    if (detail::chunk_count(scene.vertex_count(), 1 << 14) <= 1) threads = 1;
+    detail::parallel_for(plans.size(), 1, threads, [&](size_t begin, size_t end) {
+        for (size_t a = begin; a < end; ++a) {
+            const ArrayPlan& p = plans[a];
+            double* out = file.vertexarrays[first + a].values.data();
+            // The compiler normalizes integer formats of every standard attribute but blend indexes.
+            const bool normalized = is_integer(p.format) && p.source != Source::Custom && p.set == 0;
+            uint64_t g = 0;  // global vertex
+            for (auto& m : scene.meshes) {
+                const CustomArray* custom = nullptr;
+                for (auto& c : m.custom)
+                    if (p.source == Source::Custom && c.name == p.name) custom = &c;
+                for (uint32_t v = 0; v < m.vertex_count(); ++v, ++g) {
+                    std::array<double, 4> value{};
+                    if (p.source == Source::BlendIndexes) {
+                        value = blends.indexes[g];
+                    } else if (p.source == Source::BlendWeights) {
+                        value = blends.weights[g];
+                    } else if (p.source == Source::Custom) {
+                        for (uint32_t k = 0; custom && k < std::min(custom->size, p.size); ++k)
+                            value[k] = custom->values[uint64_t(v) * custom->size + k];
+                    } else {
+                        value = attribute_value(m, p, v);
+                        if (normalized)
+                            for (auto& c : value) c = denormalize_component(c, p.format);
+                    }
+                    out = std::copy(value.begin(), value.begin() + p.size, out);
                 }
-                va.values.insert(va.values.end(), value.begin(), value.begin() + p.size);
             }
         }
-        file.vertexarrays.push_back(std::move(va));
-    }
+    });
 }
 
 }  // namespace rigport::iqm::write_detail

@@ -57,15 +57,16 @@ struct ArrayPlan {
 
 // Vertex-array records in canonical order (customs last, by name), each with a chosen format.
 std::vector<ArrayPlan> plan_arrays(const Scene& scene);
-// Fills file.vertexarrays from the meshes; blend weights rounded as the compiler does.
-void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& file, Warnings* warnings);
+// Fills file.vertexarrays from the meshes; blend weights rounded as the compiler does. threads:
+// 0 = every core, 1 = this thread only (the same values either way).
+void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& file, Warnings* warnings, uint32_t threads);
 
 using Frames = std::vector<std::array<float, 10>>;  // [frame][joint] channels
 // Poses, frames and anim records, channels quantized over all frames of all animations; returns
 // the frames as a reader will decode them.
 Expected<Frames> build_animations(const Scene& scene, TextTable& text, IqmFile& file);
 // Bounds of the decoded frames (so a rewrite of a file that was read gives the same bytes).
-std::vector<FrameBounds> decoded_bounds(const Scene& scene, const Frames& decoded);
+std::vector<FrameBounds> decoded_bounds(const Scene& scene, const Frames& decoded, uint32_t threads);
 
 // Every offset and count of the file as serialize() lays it out. filesize is 64-bit so that a
 // file too large for IQM's uint32 fields can be detected before anything is written.
@@ -77,5 +78,7 @@ struct Layout {
     uint64_t filesize = 0;
 };
 Layout plan_layout(const IqmFile& f);
+// serialize() with the vertex arrays encoded on `threads` threads (0 = every core): the same bytes.
+std::vector<uint8_t> serialize(const IqmFile& file, uint32_t threads);
 
 }  // namespace rigport::iqm::write_detail
