@@ -45,11 +45,43 @@ void write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
     f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
+namespace {
+
+fs::path process_root() { return fs::temp_directory_path() / ("rigport-test-" + std::to_string(::getpid())); }
+
+std::string test_folder_name(const ::testing::TestInfo& info) {
+    std::string name = std::string(info.test_suite_name()) + "." + info.name();
+    std::replace(name.begin(), name.end(), '/', '_');
+    return name;
+}
+
+// A test that passed (or was skipped) leaves nothing in the temp folder; a failed test's folder
+// stays for a look. Without this every run of the suite left tens of megabytes behind.
+class RemoveFoldersOfPassedTests : public ::testing::EmptyTestEventListener {
+    void OnTestEnd(const ::testing::TestInfo& info) override {
+        if (info.result() && info.result()->Failed()) return;
+        std::error_code ec;
+        const fs::path p = process_root() / test_folder_name(info);
+        fs::remove_all(p, ec);
+        fs::remove_all(fs::path(p.string() + ".files"), ec);
+    }
+    void OnTestProgramEnd(const ::testing::UnitTest&) override {
+        std::error_code ec;
+        fs::remove_all(process_root() / "cli-capture", ec);
+        fs::remove(process_root(), ec);  // only when empty: failed tests' folders stay
+    }
+};
+
+const bool cleaner_installed = [] {
+    ::testing::UnitTest::GetInstance()->listeners().Append(new RemoveFoldersOfPassedTests);
+    return true;
+}();
+
+}  // namespace
+
 fs::path temp_dir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "rigport";
-    std::replace(name.begin(), name.end(), '/', '_');
-    fs::path p = fs::temp_directory_path() / ("rigport-test-" + std::to_string(::getpid())) / name;
+    fs::path p = process_root() / (info ? test_folder_name(*info) : std::string("rigport"));
     fs::remove_all(p);
     fs::create_directories(p);
     return p;
@@ -89,7 +121,7 @@ RunResult run_cli(const std::vector<std::string>& args) { return run_program(RIG
 
 RunResult run_program(const std::string& program, const std::vector<std::string>& args) {
     // Not temp_dir(): that empties the calling test's directory, where its inputs may live.
-    fs::path dir = fs::temp_directory_path() / ("rigport-test-" + std::to_string(::getpid())) / "cli-capture";
+    fs::path dir = process_root() / "cli-capture";
     fs::create_directories(dir);
     fs::path out = dir / "stdout", err = dir / "stderr";
     std::string cmd = quote(program);
