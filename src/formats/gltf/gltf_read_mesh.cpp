@@ -156,9 +156,9 @@ bool PrimitiveReader::run(const Json& prim, uint32_t skin_joints) {
 
     std::map<uint32_t, uint32_t> texcoords, colors, joints, weights;
     for (auto it = attributes->begin(); it != attributes->end(); ++it) {
-        const std::string& name = it.key();
+        const std::string name(it->key());
         if (name == "POSITION") continue;
-        if (!r_.index_value(it.value(), path_ + "/attributes/" + name, index, "accessors", r_.count("accessors"))) return false;
+        if (!r_.index_value(*it, path_ + "/attributes/" + name, index, "accessors", r_.count("accessors"))) return false;
         if (name == "NORMAL") {
             const Accessor* a = attribute(name, index, 3);
             if (!a) return false;

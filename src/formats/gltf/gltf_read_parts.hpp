@@ -2,8 +2,6 @@
 // the node plan and the parts that fill the Scene (Khronos glTF 2.0 spec; formats/gltf.md §8).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -11,13 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "formats/gltf/gltf_read_json.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/io.hpp"
 #include "rigport/scene.hpp"
 
 namespace rigport::gltf::read_detail {
 
-using Json = nlohmann::json;
 inline constexpr uint32_t none = UINT32_MAX;
 
 // An accessor checked against its bufferView and decoded on demand (glTF 2.0 §3.6.2, §3.6.2.3).
@@ -59,21 +57,15 @@ struct NodeInfo {
     int32_t joint = -1;         // rigport joint, or -1
 };
 
-// Empties a document leaf first, so that destroying it allocates nothing: nlohmann's destructor
-// otherwise allocates a stack to flatten a nested value, and an allocation failing inside a
-// destructor is std::terminate (tests/alloc). Recursion as deep as the document, which
-// parse_json bounds (max_depth).
-void release_json(Json& value) noexcept;
-
 // Everything the parts share: the document, its buffers, the first error, the warnings.
 class Reader {
 public:
     explicit Reader(const LoadOptions& o) : options(o) {}
-    ~Reader() { release_json(root); }
     Reader(const Reader&) = delete;
     Reader& operator=(const Reader&) = delete;
 
     const LoadOptions& options;
+    JsonTree json;  // owns every value below
     Json root;
     bool glb = false;
     std::optional<std::span<const uint8_t>> glb_bin;  // the BIN chunk, when there is one
@@ -153,7 +145,7 @@ std::optional<std::string> decode_data_uri(const std::string& uri, std::vector<u
 
 // gltf_read_json.cpp: the JSON text parsed without exceptions; errors carry the byte offset.
 // Arrays and objects nested deeper than max_depth (LoadOptions::max_depth) are refused first.
-Expected<Json> parse_json(std::span<const uint8_t> text, uint64_t base_offset, uint32_t max_depth);
+Expected<JsonTree> parse_json(std::span<const uint8_t> text, uint64_t base_offset, uint32_t max_depth);
 
 // A transform folded into a root joint: the static ancestors' world matrix when it is a
 // similarity (rotation, uniform scale, translation), so t' = A t, q' = q_A (x) q, s' = s_A s.
