@@ -25,23 +25,7 @@ uint32_t component_size(uint32_t type) {
     }
 }
 
-double load(const uint8_t* p, uint32_t type) {
-    uint32_t u = 0;
-    for (uint32_t k = 0; k < component_size(type); ++k) u |= uint32_t(p[k]) << (8 * k);
-    switch (type) {
-        case BYTE: return int8_t(u);
-        case UNSIGNED_BYTE: return uint8_t(u);
-        case SHORT: return int16_t(u);
-        case UNSIGNED_SHORT: return uint16_t(u);
-        case INT: return int32_t(u);
-        case UNSIGNED_INT: return u;
-        default: {
-            float f;
-            std::memcpy(&f, &u, 4);
-            return f;
-        }
-    }
-}
+double load(const uint8_t* p, uint32_t type) { return Accessor::decode(p, type); }
 
 // Components per element of an accessor type, and rows per column for matrices (0 otherwise).
 bool parse_type(const std::string& type, uint32_t& components, uint32_t& rows) {
@@ -54,15 +38,7 @@ bool parse_type(const std::string& type, uint32_t& components, uint32_t& rows) {
 
 }  // namespace
 
-double Accessor::raw(uint64_t element, uint32_t component) const {
-    if (!dense.empty()) return dense[element * components + component];
-    if (data.empty()) return 0.0;
-    return load(data.data() + element * stride + offsets[component], component_type);
-}
-
-double Accessor::value(uint64_t element, uint32_t component) const {
-    const double v = raw(element, component);
-    if (!normalized) return v;
+double Accessor::normalize(double v) const {
     switch (component_type) {  // glTF 2.0 §3.11: c / (2^(n-1) - 1) clamped to -1; c / (2^n - 1)
         case BYTE: return std::max(v / 127.0, -1.0);
         case UNSIGNED_BYTE: return v / 255.0;

@@ -2,6 +2,7 @@
 // the node plan and the parts that fill the Scene (Khronos glTF 2.0 spec; formats/gltf.md §8).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -32,8 +33,34 @@ struct Accessor {
     std::vector<double> dense;        // sparse accessors: every raw value, materialized
 
     // The stored number (integers exact), and the same normalized when the accessor says so.
-    double raw(uint64_t element, uint32_t component) const;
-    double value(uint64_t element, uint32_t component) const;
+    // Inline: every vertex, key and matrix value passes through them.
+    double raw(uint64_t element, uint32_t component) const {
+        if (!dense.empty()) return dense[element * components + component];
+        if (data.empty()) return 0.0;
+        return decode(data.data() + element * stride + offsets[component], component_type);
+    }
+    double value(uint64_t element, uint32_t component) const {
+        const double v = raw(element, component);
+        return normalized ? normalize(v) : v;
+    }
+    double normalize(double v) const;
+
+    // One little-endian component of a componentType (5124, INT, is read as int32; an unknown
+    // type as 0).
+    static double decode(const uint8_t* p, uint32_t type) {
+        const auto u16 = [p] { return uint16_t(p[0] | p[1] << 8); };
+        const auto u32 = [p] { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; };
+        switch (type) {
+            case 5120: return int8_t(p[0]);
+            case 5121: return p[0];
+            case 5122: return int16_t(u16());
+            case 5123: return u16();
+            case 5124: return int32_t(u32());
+            case 5125: return u32();
+            case 5126: return std::bit_cast<float>(u32());
+            default: return 0.0;
+        }
+    }
 };
 
 // One primitive as a rigport mesh in its node's space: influences still index skin.joints.

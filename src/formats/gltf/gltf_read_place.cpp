@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "formats/gltf/gltf_read_parts.hpp"
 
@@ -129,6 +130,10 @@ bool Placer::bind_skinned(Mesh& mesh, uint32_t s) {
     const SkinInfo& skin = plan_.skins[s];
     SkinInfluences& inf = mesh.skin;
     if (baked_[s]) {
+        // Neighbouring vertices mostly share their blend: the normal matrix (an inverse) of the
+        // previous one is reused when the blended matrix is bit for bit the same.
+        Mat4 last{}, last_nm{};
+        bool have_last = false, last_mirror = false;
         for (uint32_t v = 0; v < mesh.vertex_count(); ++v) {
             Mat4 m{};
             double total = 0;
@@ -137,7 +142,13 @@ bool Placer::bind_skinned(Mesh& mesh, uint32_t s) {
             for (uint32_t i = inf.offsets[v]; i < inf.offsets[v + 1]; ++i)
                 for (int c = 0; c < 4; ++c)
                     for (int row = 0; row < 4; ++row) m[c][row] += (*d)[inf.influences[i].joint][c][row] * inf.influences[i].weight / total;
-            map_vertex(mesh, v, m, normal_matrix(m), determinant(m) < 0);
+            if (!have_last || std::memcmp(&m, &last, sizeof(Mat4)) != 0) {
+                last = m;
+                last_nm = normal_matrix(m);
+                last_mirror = determinant(m) < 0;
+                have_last = true;
+            }
+            map_vertex(mesh, v, m, last_nm, last_mirror);
         }
     }
     // Skin slots -> joints; two slots naming one node become one influence.
