@@ -143,7 +143,14 @@ const Accessor* Reader::accessor(uint32_t which) {
         }
     }
     // NaN and infinity are invalid accessor data (ACCESSOR_INVALID_FLOAT) and no writer can keep them.
-    if (a->component_type == FLOAT)
+    if (a->component_type == FLOAT && a->dense.empty() && !a->data.empty()) {
+        // The same test on the stored bits, without a double per value: exponent all ones.
+        for (uint64_t e = 0; e < a->count; ++e)
+            for (uint32_t c = 0; c < a->components; ++c) {
+                const uint8_t* p = a->data.data() + e * a->stride + a->offsets[c];
+                if ((p[3] & 0x7F) == 0x7F && (p[2] & 0x80)) return malformed(path, fmt::format("element {} is not a finite number", e)), nullptr;
+            }
+    } else if (a->component_type == FLOAT)
         for (uint64_t e = 0; e < a->count; ++e)
             for (uint32_t c = 0; c < a->components; ++c)
                 if (!std::isfinite(a->raw(e, c))) return malformed(path, fmt::format("element {} is not a finite number", e)), nullptr;
