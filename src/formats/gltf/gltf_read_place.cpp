@@ -14,6 +14,7 @@ namespace rigport::gltf::read_detail {
 namespace {
 
 using D3 = std::array<double, 3>;
+static_assert(sizeof(Mat4) == 16 * sizeof(double), "Mat4 is 16 contiguous doubles (copied flat below)");
 
 D3 linear(const Mat4& m, const float* v) {
     return {m[0][0] * v[0] + m[1][0] * v[1] + m[2][0] * v[2], m[0][1] * v[0] + m[1][1] * v[1] + m[2][1] * v[2],
@@ -135,13 +136,19 @@ bool Placer::bind_skinned(Mesh& mesh, uint32_t s) {
         Mat4 last{}, last_nm{};
         bool have_last = false, last_mirror = false;
         for (uint32_t v = 0; v < mesh.vertex_count(); ++v) {
-            Mat4 m{};
             double total = 0;
             for (uint32_t i = inf.offsets[v]; i < inf.offsets[v + 1]; ++i) total += inf.influences[i].weight;
             if (!(total > 0)) continue;
-            for (uint32_t i = inf.offsets[v]; i < inf.offsets[v + 1]; ++i)
-                for (int c = 0; c < 4; ++c)
-                    for (int row = 0; row < 4; ++row) m[c][row] += (*d)[inf.influences[i].joint][c][row] * inf.influences[i].weight / total;
+            // m = sum of D_joint * weight / total, each entry as before, over flat arrays of 16 the
+            // compiler can compute two or four at a time (the same IEEE operations per entry).
+            double acc[16] = {}, dj[16];
+            for (uint32_t i = inf.offsets[v]; i < inf.offsets[v + 1]; ++i) {
+                std::memcpy(dj, &(*d)[inf.influences[i].joint], sizeof dj);
+                const double w = inf.influences[i].weight;
+                for (int k = 0; k < 16; ++k) acc[k] += dj[k] * w / total;
+            }
+            Mat4 m;
+            std::memcpy(&m, acc, sizeof m);
             if (!have_last || std::memcmp(&m, &last, sizeof(Mat4)) != 0) {
                 last = m;
                 last_nm = normal_matrix(m);
