@@ -190,8 +190,11 @@ Expected<JsonTree> parse_json(std::span<const uint8_t> text, uint64_t base_offse
     const size_t depth = size_t(std::min<uint64_t>(max_depth, text.size())) + 2;
     simdjson::error_code err = tree.parser->allocate(std::max<size_t>(text.size(), 1), depth);
     if (err == simdjson::MEMALLOC) throw std::bad_alloc();
+    // nlohmann-json skips a UTF-8 byte order mark, simdjson refuses it.
+    std::span<const uint8_t> body = text;
+    if (body.size() >= 3 && body[0] == 0xEF && body[1] == 0xBB && body[2] == 0xBF) body = body.subspan(3);
     simdjson::dom::element element;
-    if (!err) err = tree.parser->parse(text.data(), text.size(), true).get(element);
+    if (!err) err = tree.parser->parse(body.data(), body.size(), true).get(element);
     if (err == simdjson::MEMALLOC) throw std::bad_alloc();
     bool built = !err && Builder(tree, max_depth).build(element, *root, 0);
     if (!built) {
