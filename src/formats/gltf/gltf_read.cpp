@@ -40,7 +40,7 @@ bool check_document(Reader& r) {
         const Json* names = Reader::find(r.root, list);
         for (size_t i = 0; names && i < names->size(); ++i) {
             if (!(*names)[i].is_string()) return r.malformed(fmt::format("/{}/{}", list, i), "expected a string");
-            const std::string& name = (*names)[i].get_ref<const std::string&>();
+            const std::string name((*names)[i].text);
             if (name == "KHR_mesh_quantization") r.quantization = true;
             auto& into = required ? refused : ignored;
             if (!understood(name) && std::find(refused.begin(), refused.end(), name) == refused.end() &&
@@ -119,7 +119,8 @@ Expected<Scene> read_document(std::span<const uint8_t> bytes, const LoadOptions&
     }
     auto doc = parse_json(text, base, options.max_depth);
     if (!doc) return doc.error();
-    r.root = std::move(*doc);
+    r.json = std::move(*doc);
+    r.root = r.json.root();
 
     Plan plan;
     if (check_document(r) && read_materials(r) && read_nodes(r, plan) && build_skeleton(r, plan) && place_meshes(r, plan) &&

@@ -25,23 +25,7 @@ uint32_t component_size(uint32_t type) {
     }
 }
 
-double load(const uint8_t* p, uint32_t type) {
-    uint32_t u = 0;
-    for (uint32_t k = 0; k < component_size(type); ++k) u |= uint32_t(p[k]) << (8 * k);
-    switch (type) {
-        case BYTE: return int8_t(u);
-        case UNSIGNED_BYTE: return uint8_t(u);
-        case SHORT: return int16_t(u);
-        case UNSIGNED_SHORT: return uint16_t(u);
-        case INT: return int32_t(u);
-        case UNSIGNED_INT: return u;
-        default: {
-            float f;
-            std::memcpy(&f, &u, 4);
-            return f;
-        }
-    }
-}
+double load(const uint8_t* p, uint32_t type) { return Accessor::decode(p, type); }
 
 // Components per element of an accessor type, and rows per column for matrices (0 otherwise).
 bool parse_type(const std::string& type, uint32_t& components, uint32_t& rows) {
@@ -54,15 +38,7 @@ bool parse_type(const std::string& type, uint32_t& components, uint32_t& rows) {
 
 }  // namespace
 
-double Accessor::raw(uint64_t element, uint32_t component) const {
-    if (!dense.empty()) return dense[element * components + component];
-    if (data.empty()) return 0.0;
-    return load(data.data() + element * stride + offsets[component], component_type);
-}
-
-double Accessor::value(uint64_t element, uint32_t component) const {
-    const double v = raw(element, component);
-    if (!normalized) return v;
+double Accessor::normalize(double v) const {
     switch (component_type) {  // glTF 2.0 §3.11: c / (2^(n-1) - 1) clamped to -1; c / (2^n - 1)
         case BYTE: return std::max(v / 127.0, -1.0);
         case UNSIGNED_BYTE: return v / 255.0;
@@ -167,7 +143,14 @@ const Accessor* Reader::accessor(uint32_t which) {
         }
     }
     // NaN and infinity are invalid accessor data (ACCESSOR_INVALID_FLOAT) and no writer can keep them.
-    if (a->component_type == FLOAT)
+    if (a->component_type == FLOAT && a->dense.empty() && !a->data.empty()) {
+        // The same test on the stored bits, without a double per value: exponent all ones.
+        for (uint64_t e = 0; e < a->count; ++e)
+            for (uint32_t c = 0; c < a->components; ++c) {
+                const uint8_t* p = a->data.data() + e * a->stride + a->offsets[c];
+                if ((p[3] & 0x7F) == 0x7F && (p[2] & 0x80)) return malformed(path, fmt::format("element {} is not a finite number", e)), nullptr;
+            }
+    } else if (a->component_type == FLOAT)
         for (uint64_t e = 0; e < a->count; ++e)
             for (uint32_t c = 0; c < a->components; ++c)
                 if (!std::isfinite(a->raw(e, c))) return malformed(path, fmt::format("element {} is not a finite number", e)), nullptr;

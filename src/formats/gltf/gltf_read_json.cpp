@@ -1,8 +1,13 @@
-// glTF reader: JSON text parsed without exceptions (RFC 8259, nlohmann-json) and checked getters
-// whose errors name the JSON path ("/accessors/3/count: ...").
+// glTF reader: JSON text parsed by simdjson (RFC 8259) into a read-only tree, and checked getters
+// whose errors name the JSON path ("/accessors/3/count: ..."). Invalid JSON is described by
+// nlohmann-json, whose messages and byte offsets the reader has always given.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
+#include <new>
 
 #include "formats/gltf/gltf_read_parts.hpp"
 
@@ -10,19 +15,21 @@ namespace rigport::gltf::read_detail {
 
 namespace {
 
+using Nlohmann = nlohmann::json;
+
 // Records where the text stops being JSON; every other event is accepted and discarded.
 struct ErrorFinder {
     uint64_t position = 0;
     std::string message;
     bool null() { return true; }
     bool boolean(bool) { return true; }
-    bool number_integer(Json::number_integer_t) { return true; }
-    bool number_unsigned(Json::number_unsigned_t) { return true; }
-    bool number_float(Json::number_float_t, const Json::string_t&) { return true; }
-    bool string(Json::string_t&) { return true; }
-    bool binary(Json::binary_t&) { return true; }
+    bool number_integer(Nlohmann::number_integer_t) { return true; }
+    bool number_unsigned(Nlohmann::number_unsigned_t) { return true; }
+    bool number_float(Nlohmann::number_float_t, const Nlohmann::string_t&) { return true; }
+    bool string(Nlohmann::string_t&) { return true; }
+    bool binary(Nlohmann::binary_t&) { return true; }
     bool start_object(std::size_t) { return true; }
-    bool key(Json::string_t&) { return true; }
+    bool key(Nlohmann::string_t&) { return true; }
     bool end_object() { return true; }
     bool start_array(std::size_t) { return true; }
     bool end_array() { return true; }
@@ -33,8 +40,8 @@ struct ErrorFinder {
     }
 };
 
-// The deepest nesting, found before parsing so hostile input cannot exhaust the stack anywhere
-// (nlohmann-json parses and frees without recursion, but dump() and comparisons recurse).
+// The first bracket nested deeper than max_depth, by a lexical scan (on the error path only: it
+// names the place whether or not the rest is valid JSON).
 std::optional<uint64_t> too_deep(std::span<const uint8_t> text, uint32_t max_depth) {
     uint32_t depth = 0;
     bool in_string = false, escaped = false;
@@ -55,17 +62,117 @@ std::optional<uint64_t> too_deep(std::span<const uint8_t> text, uint32_t max_dep
     return std::nullopt;
 }
 
-const char* kind(const Json& v) { return v.type_name(); }
+// simdjson's DOM -> the tree. Object members are sorted by key and a repeated key keeps its last
+// value, as nlohmann-json's std::map did, so lookups and member order stay what they were.
+class Builder {
+public:
+    Builder(JsonTree& tree, uint32_t max_depth) : tree_(tree), max_depth_(max_depth) {}
+
+    // False when containers nest deeper than max_depth.
+    bool build(simdjson::dom::element e, Json& out, uint32_t depth) {
+        using T = simdjson::dom::element_type;
+        switch (e.type()) {
+            case T::NULL_VALUE: out.kind = Json::Kind::Null; return true;
+            case T::BOOL: out.kind = Json::Kind::Boolean, out.flag = e.get_bool().value_unsafe(); return true;
+            case T::INT64: {
+                const int64_t v = e.get_int64().value_unsafe();
+                if (v >= 0) out.kind = Json::Kind::Unsigned, out.u = uint64_t(v);
+                else out.kind = Json::Kind::Integer, out.i = v;
+                return true;
+            }
+            case T::UINT64: out.kind = Json::Kind::Unsigned, out.u = e.get_uint64().value_unsafe(); return true;
+            case T::DOUBLE: out.kind = Json::Kind::Float, out.d = e.get_double().value_unsafe(); return true;
+            case T::STRING: out.kind = Json::Kind::String, out.text = e.get_string().value_unsafe(); return true;
+            case T::ARRAY: {
+                if (depth + 1 > max_depth_) return false;
+                const simdjson::dom::array a = e.get_array().value_unsafe();
+                out.kind = Json::Kind::Array;
+                out.count = uint32_t(a.size());
+                Json* items = tree_.allocate(out.count);
+                out.items = items;
+                for (simdjson::dom::element child : a)
+                    if (!build(child, *items++, depth + 1)) return false;
+                return true;
+            }
+            case T::OBJECT: {
+                if (depth + 1 > max_depth_) return false;
+                const size_t first = scratch_.size();
+                const simdjson::dom::object o = e.get_object().value_unsafe();  // a copy: the result is a temporary
+                for (simdjson::dom::key_value_pair kv : o) scratch_.push_back({kv.key, kv.value});
+                auto from = scratch_.begin() + ptrdiff_t(first);
+                std::stable_sort(from, scratch_.end(), [](const Member& a, const Member& b) { return a.key < b.key; });
+                // The last of equal keys wins: move it onto the first of its run.
+                auto to = from;
+                for (auto it = from; it != scratch_.end(); ++it) {
+                    if (it != from && (to - 1)->key == it->key) *(to - 1) = *it;
+                    else *to++ = *it;
+                }
+                scratch_.erase(to, scratch_.end());
+                const size_t n = scratch_.size() - first;
+                out.kind = Json::Kind::Object;
+                out.count = uint32_t(n);
+                Json* items = tree_.allocate(n);
+                out.items = items;
+                for (size_t k = 0; k < n; ++k) {  // by index: deeper objects grow scratch_
+                    items[k].name = scratch_[first + k].key;
+                    if (!build(scratch_[first + k].value, items[k], depth + 1)) return false;
+                }
+                scratch_.resize(first);
+                return true;
+            }
+        }
+        return true;
+    }
+
+private:
+    struct Member {
+        std::string_view key;
+        simdjson::dom::element value;
+    };
+    JsonTree& tree_;
+    uint32_t max_depth_;
+    std::vector<Member> scratch_;
+};
+
+// nlohmann-json's value -> the tree, for the rare text simdjson refuses and nlohmann-json reads
+// (an integer beyond 64 bits, read as a float). Depth already checked.
+void copy(JsonTree& tree, const Nlohmann& v, Json& out) {
+    if (v.is_null()) out.kind = Json::Kind::Null;
+    else if (v.is_boolean()) out.kind = Json::Kind::Boolean, out.flag = v.get<bool>();
+    else if (v.is_number_unsigned()) out.kind = Json::Kind::Unsigned, out.u = v.get<uint64_t>();
+    else if (v.is_number_integer()) out.kind = Json::Kind::Integer, out.i = v.get<int64_t>();
+    else if (v.is_number_float()) out.kind = Json::Kind::Float, out.d = v.get<double>();
+    else if (v.is_string()) out.kind = Json::Kind::String, out.text = tree.keep(v.get_ref<const std::string&>());
+    else if (v.is_array() || v.is_object()) {
+        out.kind = v.is_array() ? Json::Kind::Array : Json::Kind::Object;
+        out.count = uint32_t(v.size());
+        Json* items = tree.allocate(out.count);
+        out.items = items;
+        for (auto it = v.begin(); it != v.end(); ++it, ++items) {
+            if (v.is_object()) items->name = tree.keep(it.key());
+            copy(tree, it.value(), *items);
+        }
+    }
+}
+
+// Empties a nlohmann value leaf first, so that destroying it allocates nothing: its destructor
+// otherwise allocates a stack to flatten a nested value, and an allocation failing inside a
+// destructor is std::terminate (tests/alloc). Recursion as deep as the document (max_depth).
+void release(Nlohmann& value) noexcept {
+    if (value.is_array()) {
+        for (Nlohmann& item : value) release(item);
+        value.get_ref<Nlohmann::array_t&>().clear();
+    } else if (value.is_object()) {
+        for (auto it = value.begin(); it != value.end(); ++it) release(it.value());
+        value.get_ref<Nlohmann::object_t&>().clear();
+    }
+}
 
 // A whole number >= 0 (an integral float too: some writers print 3.0).
 std::optional<uint64_t> as_uint(const Json& v) {
-    if (v.is_number_unsigned()) return v.get<uint64_t>();
-    if (v.is_number_integer()) {
-        const int64_t i = v.get<int64_t>();
-        return i >= 0 ? std::optional<uint64_t>(uint64_t(i)) : std::nullopt;
-    }
-    if (v.is_number_float()) {
-        const double d = v.get<double>();
+    if (v.kind == Json::Kind::Unsigned) return v.u;
+    if (v.kind == Json::Kind::Float) {
+        const double d = v.d;
         if (d >= 0 && d < 18446744073709551616.0 && d == std::floor(d)) return uint64_t(d);
     }
     return std::nullopt;
@@ -73,33 +180,42 @@ std::optional<uint64_t> as_uint(const Json& v) {
 
 }  // namespace
 
-void release_json(Json& value) noexcept {
-    if (value.is_array()) {
-        for (Json& item : value) release_json(item);
-        value.get_ref<Json::array_t&>().clear();
-    } else if (value.is_object()) {
-        for (auto it = value.begin(); it != value.end(); ++it) release_json(it.value());
-        value.get_ref<Json::object_t&>().clear();
-    }
-}
-
-Expected<Json> parse_json(std::span<const uint8_t> text, uint64_t base_offset, uint32_t max_depth) {
-    if (auto at = too_deep(text, max_depth))
-        return make_error(ErrorCode::LimitExceeded, fmt::format("JSON nested deeper than {} levels (LoadOptions::max_depth)", max_depth),
-                          base_offset + *at);
-    Json doc = Json::parse(text.begin(), text.end(), nullptr, false);
-    if (!doc.is_discarded()) {
-        if (!doc.is_object()) {
-            Error e = make_error(ErrorCode::Malformed, fmt::format("the JSON is {}, not an object", kind(doc)), base_offset);
-            release_json(doc);
-            return e;
+Expected<JsonTree> parse_json(std::span<const uint8_t> text, uint64_t base_offset, uint32_t max_depth) {
+    JsonTree tree;
+    Json* root = tree.allocate(1);
+    tree.root_ = root;
+    tree.parser = std::make_unique<simdjson::dom::parser>();
+    // simdjson's own depth bound sits above max_depth, so the walk below is what refuses, and a
+    // document of n bytes nests at most n deep, which bounds the parser's depth stacks.
+    const size_t depth = size_t(std::min<uint64_t>(max_depth, text.size())) + 2;
+    simdjson::error_code err = tree.parser->allocate(std::max<size_t>(text.size(), 1), depth);
+    if (err == simdjson::MEMALLOC) throw std::bad_alloc();
+    // nlohmann-json skips a UTF-8 byte order mark, simdjson refuses it.
+    std::span<const uint8_t> body = text;
+    if (body.size() >= 3 && body[0] == 0xEF && body[1] == 0xBB && body[2] == 0xBF) body = body.subspan(3);
+    simdjson::dom::element element;
+    if (!err) err = tree.parser->parse(body.data(), body.size(), true).get(element);
+    if (err == simdjson::MEMALLOC) throw std::bad_alloc();
+    bool built = !err && Builder(tree, max_depth).build(element, *root, 0);
+    if (!built) {
+        // Everything refused is described as before: nesting first, then nlohmann-json's message.
+        if (auto at = too_deep(text, max_depth))
+            return make_error(ErrorCode::LimitExceeded, fmt::format("JSON nested deeper than {} levels (LoadOptions::max_depth)", max_depth),
+                              base_offset + *at);
+        ErrorFinder finder;
+        if (!Nlohmann::sax_parse(text.begin(), text.end(), &finder)) {
+            const uint64_t at = finder.position > 0 ? finder.position - 1 : 0;
+            return make_error(ErrorCode::Malformed, fmt::format("not valid JSON: {}", finder.message), base_offset + at);
         }
-        return doc;
+        Nlohmann doc = Nlohmann::parse(text.begin(), text.end(), nullptr, false);
+        tree = JsonTree();
+        root = tree.allocate(1);
+        tree.root_ = root;
+        copy(tree, doc, *root);
+        release(doc);
     }
-    ErrorFinder finder;
-    Json::sax_parse(text.begin(), text.end(), &finder);
-    const uint64_t at = finder.position > 0 ? finder.position - 1 : 0;
-    return make_error(ErrorCode::Malformed, fmt::format("not valid JSON: {}", finder.message), base_offset + at);
+    if (!root->is_object()) return make_error(ErrorCode::Malformed, fmt::format("the JSON is {}, not an object", root->type_name()), base_offset);
+    return tree;
 }
 
 bool Reader::fail(ErrorCode code, const std::string& path, const std::string& message) {
@@ -125,11 +241,7 @@ bool Reader::spend_unbacked(uint64_t values, const std::string& path) {
     return true;
 }
 
-const Json* Reader::find(const Json& object, const char* key) {
-    if (!object.is_object()) return nullptr;
-    auto it = object.find(key);
-    return it == object.end() ? nullptr : &*it;
-}
+const Json* Reader::find(const Json& object, const char* key) { return object.find(key); }
 
 size_t Reader::count(const char* list) const {
     const Json* v = find(root, list);
@@ -144,7 +256,7 @@ const Json* Reader::item(const char* list, size_t index) {
     }
     const Json& it = (*v)[index];
     if (!it.is_object()) {
-        fail(ErrorCode::Malformed, fmt::format("/{}/{}", list, index), fmt::format("expected an object, found {}", kind(it)));
+        fail(ErrorCode::Malformed, fmt::format("/{}/{}", list, index), fmt::format("expected an object, found {}", it.type_name()));
         return nullptr;
     }
     return &it;
@@ -153,7 +265,7 @@ const Json* Reader::item(const char* list, size_t index) {
 const Json* Reader::array(const Json& object, const char* key, const std::string& path) {
     const Json* v = find(object, key);
     if (v && !v->is_array()) {
-        fail(ErrorCode::Malformed, path + "/" + key, fmt::format("expected an array, found {}", kind(*v)));
+        fail(ErrorCode::Malformed, path + "/" + key, fmt::format("expected an array, found {}", v->type_name()));
         return nullptr;
     }
     return v;
@@ -162,7 +274,7 @@ const Json* Reader::array(const Json& object, const char* key, const std::string
 const Json* Reader::object(const Json& object, const char* key, const std::string& path) {
     const Json* v = find(object, key);
     if (v && !v->is_object()) {
-        fail(ErrorCode::Malformed, path + "/" + key, fmt::format("expected an object, found {}", kind(*v)));
+        fail(ErrorCode::Malformed, path + "/" + key, fmt::format("expected an object, found {}", v->type_name()));
         return nullptr;
     }
     return v;
@@ -195,8 +307,8 @@ bool Reader::index(const Json& object, const char* key, const std::string& path,
 bool Reader::number(const Json& object, const char* key, const std::string& path, float& out) {
     const Json* v = find(object, key);
     if (!v) return true;
-    if (!v->is_number()) return malformed(path + "/" + key, fmt::format("expected a number, found {}", kind(*v)));
-    const float f = float(v->get<double>());
+    if (!v->is_number()) return malformed(path + "/" + key, fmt::format("expected a number, found {}", v->type_name()));
+    const float f = float(v->number());
     if (!std::isfinite(f)) return malformed(path + "/" + key, fmt::format("{} is not a finite float", v->dump()));
     out = f;
     return true;
@@ -208,7 +320,7 @@ bool Reader::numbers(const Json& object, const char* key, const std::string& pat
     if (!v->is_array() || v->size() != n) return malformed(path + "/" + key, fmt::format("expected an array of {} numbers", n));
     for (size_t i = 0; i < n; ++i) {
         const Json& e = (*v)[i];
-        const float f = e.is_number() ? float(e.get<double>()) : NAN;
+        const float f = e.is_number() ? float(e.number()) : NAN;
         if (!std::isfinite(f)) return malformed(fmt::format("{}/{}/{}", path, key, i), fmt::format("{} is not a finite float", e.dump()));
         out[i] = f;
     }
@@ -218,16 +330,16 @@ bool Reader::numbers(const Json& object, const char* key, const std::string& pat
 bool Reader::string(const Json& object, const char* key, const std::string& path, std::string& out) {
     const Json* v = find(object, key);
     if (!v) return true;
-    if (!v->is_string()) return malformed(path + "/" + key, fmt::format("expected a string, found {}", kind(*v)));
-    out = v->get_ref<const std::string&>();
+    if (!v->is_string()) return malformed(path + "/" + key, fmt::format("expected a string, found {}", v->type_name()));
+    out = v->text;
     return true;
 }
 
 bool Reader::boolean(const Json& object, const char* key, const std::string& path, bool& out) {
     const Json* v = find(object, key);
     if (!v) return true;
-    if (!v->is_boolean()) return malformed(path + "/" + key, fmt::format("expected true or false, found {}", kind(*v)));
-    out = v->get<bool>();
+    if (!v->is_boolean()) return malformed(path + "/" + key, fmt::format("expected true or false, found {}", v->type_name()));
+    out = v->flag;
     return true;
 }
 

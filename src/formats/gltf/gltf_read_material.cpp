@@ -58,7 +58,7 @@ std::optional<ImageRef> image_of(Reader& r, uint32_t texture, const std::string&
     if (source == none)  // KHR_texture_basisu, EXT_texture_webp ... name their image in an extension
         if (const Json* ext = r.object(*t, "extensions", path))
             for (auto it = ext->begin(); it != ext->end() && source == none; ++it)
-                if (it->is_object() && !r.index(*it, "source", path + "/extensions/" + it.key(), source, false, "images", r.count("images"))) return std::nullopt;
+                if (it->is_object() && !r.index(*it, "source", path + "/extensions/" + std::string(it->key()), source, false, "images", r.count("images"))) return std::nullopt;
     if (source == none) return std::nullopt;
     const std::string ipath = fmt::format("/images/{}", source);
     const Json* image = r.item("images", source);

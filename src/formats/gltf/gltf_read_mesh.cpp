@@ -67,6 +67,11 @@ public:
     template <size_t N>
     std::vector<std::array<float, N>> values(const Accessor& a, float fill_last) {
         std::vector<std::array<float, N>> out(a.count);
+        if (a.component_type == FLOAT && a.dense.empty() && !a.data.empty()) {  // the common case, without a switch per value
+            for (uint64_t v = 0; v < a.count; ++v)
+                for (uint32_t c = 0; c < N; ++c) out[v][c] = c < a.components ? float(Accessor::decode(a.data.data() + v * a.stride + a.offsets[c], FLOAT)) : fill_last;
+            return out;
+        }
         for (uint64_t v = 0; v < a.count; ++v)
             for (uint32_t c = 0; c < N; ++c) out[v][c] = c < a.components ? float(a.value(v, c)) : fill_last;
         return out;
@@ -156,9 +161,9 @@ bool PrimitiveReader::run(const Json& prim, uint32_t skin_joints) {
 
     std::map<uint32_t, uint32_t> texcoords, colors, joints, weights;
     for (auto it = attributes->begin(); it != attributes->end(); ++it) {
-        const std::string& name = it.key();
+        const std::string name(it->key());
         if (name == "POSITION") continue;
-        if (!r_.index_value(it.value(), path_ + "/attributes/" + name, index, "accessors", r_.count("accessors"))) return false;
+        if (!r_.index_value(*it, path_ + "/attributes/" + name, index, "accessors", r_.count("accessors"))) return false;
         if (name == "NORMAL") {
             const Accessor* a = attribute(name, index, 3);
             if (!a) return false;

@@ -30,15 +30,15 @@ bool read_targets(Reader& r, uint32_t mesh, uint32_t primitive, const Json& prim
         const Json& target = (*targets)[t];
         if (!target.is_object()) return r.malformed(at, "expected an object");
         MorphTarget mt;
-        if (names && names->size() == targets->size() && (*names)[t].is_string()) mt.name = (*names)[t].get<std::string>();
+        if (names && names->size() == targets->size() && (*names)[t].is_string()) mt.name = (*names)[t].string();
         if (weights && weights->size() == targets->size()) {
             const Json& w = (*weights)[t];
-            const float f = w.is_number() ? float(w.get<double>()) : NAN;
+            const float f = w.is_number() ? float(w.number()) : NAN;
             if (!std::isfinite(f)) return r.malformed(fmt::format("{}/weights/{}", mesh_path, t), "not a finite number");
             mt.default_weight = f;
         }
         for (auto it = target.begin(); it != target.end(); ++it) {
-            const std::string& name = it.key();
+            const std::string name(it->key());
             std::vector<Vec3>* deltas = name == "POSITION" ? &mt.position_deltas : name == "NORMAL" ? &mt.normal_deltas
                                         : name == "TANGENT" ? &mt.tangent_deltas : nullptr;
             if (!deltas) {
@@ -46,7 +46,7 @@ bool read_targets(Reader& r, uint32_t mesh, uint32_t primitive, const Json& prim
                 continue;
             }
             uint32_t index = 0;
-            if (!r.index_value(it.value(), at + "/" + name, index, "accessors", r.count("accessors"))) return false;
+            if (!r.index_value(*it, at + "/" + name, index, "accessors", r.count("accessors"))) return false;
             const Accessor* a = r.accessor(index);
             if (!a) return false;
             // An accessor stored once and named by many targets makes n values each time: every

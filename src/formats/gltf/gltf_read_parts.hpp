@@ -2,8 +2,7 @@
 // the node plan and the parts that fill the Scene (Khronos glTF 2.0 spec; formats/gltf.md §8).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -11,13 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "formats/gltf/gltf_read_json.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/io.hpp"
 #include "rigport/scene.hpp"
 
 namespace rigport::gltf::read_detail {
 
-using Json = nlohmann::json;
 inline constexpr uint32_t none = UINT32_MAX;
 
 // An accessor checked against its bufferView and decoded on demand (glTF 2.0 §3.6.2, §3.6.2.3).
@@ -34,8 +33,34 @@ struct Accessor {
     std::vector<double> dense;        // sparse accessors: every raw value, materialized
 
     // The stored number (integers exact), and the same normalized when the accessor says so.
-    double raw(uint64_t element, uint32_t component) const;
-    double value(uint64_t element, uint32_t component) const;
+    // Inline: every vertex, key and matrix value passes through them.
+    double raw(uint64_t element, uint32_t component) const {
+        if (!dense.empty()) return dense[element * components + component];
+        if (data.empty()) return 0.0;
+        return decode(data.data() + element * stride + offsets[component], component_type);
+    }
+    double value(uint64_t element, uint32_t component) const {
+        const double v = raw(element, component);
+        return normalized ? normalize(v) : v;
+    }
+    double normalize(double v) const;
+
+    // One little-endian component of a componentType (5124, INT, is read as int32; an unknown
+    // type as 0).
+    static double decode(const uint8_t* p, uint32_t type) {
+        const auto u16 = [p] { return uint16_t(p[0] | p[1] << 8); };
+        const auto u32 = [p] { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; };
+        switch (type) {
+            case 5120: return int8_t(p[0]);
+            case 5121: return p[0];
+            case 5122: return int16_t(u16());
+            case 5123: return u16();
+            case 5124: return int32_t(u32());
+            case 5125: return u32();
+            case 5126: return std::bit_cast<float>(u32());
+            default: return 0.0;
+        }
+    }
 };
 
 // One primitive as a rigport mesh in its node's space: influences still index skin.joints.
@@ -59,21 +84,15 @@ struct NodeInfo {
     int32_t joint = -1;         // rigport joint, or -1
 };
 
-// Empties a document leaf first, so that destroying it allocates nothing: nlohmann's destructor
-// otherwise allocates a stack to flatten a nested value, and an allocation failing inside a
-// destructor is std::terminate (tests/alloc). Recursion as deep as the document, which
-// parse_json bounds (max_depth).
-void release_json(Json& value) noexcept;
-
 // Everything the parts share: the document, its buffers, the first error, the warnings.
 class Reader {
 public:
     explicit Reader(const LoadOptions& o) : options(o) {}
-    ~Reader() { release_json(root); }
     Reader(const Reader&) = delete;
     Reader& operator=(const Reader&) = delete;
 
     const LoadOptions& options;
+    JsonTree json;  // owns every value below
     Json root;
     bool glb = false;
     std::optional<std::span<const uint8_t>> glb_bin;  // the BIN chunk, when there is one
@@ -153,7 +172,7 @@ std::optional<std::string> decode_data_uri(const std::string& uri, std::vector<u
 
 // gltf_read_json.cpp: the JSON text parsed without exceptions; errors carry the byte offset.
 // Arrays and objects nested deeper than max_depth (LoadOptions::max_depth) are refused first.
-Expected<Json> parse_json(std::span<const uint8_t> text, uint64_t base_offset, uint32_t max_depth);
+Expected<JsonTree> parse_json(std::span<const uint8_t> text, uint64_t base_offset, uint32_t max_depth);
 
 // A transform folded into a root joint: the static ancestors' world matrix when it is a
 // similarity (rotation, uniform scale, translation), so t' = A t, q' = q_A (x) q, s' = s_A s.

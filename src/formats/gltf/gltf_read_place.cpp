@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "formats/gltf/gltf_read_parts.hpp"
 
@@ -13,6 +14,7 @@ namespace rigport::gltf::read_detail {
 namespace {
 
 using D3 = std::array<double, 3>;
+static_assert(sizeof(Mat4) == 16 * sizeof(double), "Mat4 is 16 contiguous doubles (copied flat below)");
 
 D3 linear(const Mat4& m, const float* v) {
     return {m[0][0] * v[0] + m[1][0] * v[1] + m[2][0] * v[2], m[0][1] * v[0] + m[1][1] * v[1] + m[2][1] * v[2],
@@ -129,15 +131,31 @@ bool Placer::bind_skinned(Mesh& mesh, uint32_t s) {
     const SkinInfo& skin = plan_.skins[s];
     SkinInfluences& inf = mesh.skin;
     if (baked_[s]) {
+        // Neighbouring vertices mostly share their blend: the normal matrix (an inverse) of the
+        // previous one is reused when the blended matrix is bit for bit the same.
+        Mat4 last{}, last_nm{};
+        bool have_last = false, last_mirror = false;
         for (uint32_t v = 0; v < mesh.vertex_count(); ++v) {
-            Mat4 m{};
             double total = 0;
             for (uint32_t i = inf.offsets[v]; i < inf.offsets[v + 1]; ++i) total += inf.influences[i].weight;
             if (!(total > 0)) continue;
-            for (uint32_t i = inf.offsets[v]; i < inf.offsets[v + 1]; ++i)
-                for (int c = 0; c < 4; ++c)
-                    for (int row = 0; row < 4; ++row) m[c][row] += (*d)[inf.influences[i].joint][c][row] * inf.influences[i].weight / total;
-            map_vertex(mesh, v, m, normal_matrix(m), determinant(m) < 0);
+            // m = sum of D_joint * weight / total, each entry as before, over flat arrays of 16 the
+            // compiler can compute two or four at a time (the same IEEE operations per entry).
+            double acc[16] = {}, dj[16];
+            for (uint32_t i = inf.offsets[v]; i < inf.offsets[v + 1]; ++i) {
+                std::memcpy(dj, &(*d)[inf.influences[i].joint], sizeof dj);
+                const double w = inf.influences[i].weight;
+                for (int k = 0; k < 16; ++k) acc[k] += dj[k] * w / total;
+            }
+            Mat4 m;
+            std::memcpy(&m, acc, sizeof m);
+            if (!have_last || std::memcmp(&m, &last, sizeof(Mat4)) != 0) {
+                last = m;
+                last_nm = normal_matrix(m);
+                last_mirror = determinant(m) < 0;
+                have_last = true;
+            }
+            map_vertex(mesh, v, m, last_nm, last_mirror);
         }
     }
     // Skin slots -> joints; two slots naming one node become one influence.
