@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <iterator>
 
@@ -104,12 +105,16 @@ void JsonWriter::number(float value) {
         ok_ = false;
         value = 0;
     }
-    fmt::format_to(std::back_inserter(out_), "{}", value);  // shortest round trip of the float32
+    // Shortest round trip of the float32, formatted into a local buffer (a back_inserter into the
+    // string costs a call per character).
+    char text[64];
+    out_.append(text, fmt::format_to(text, "{}", value));
 }
 
 void JsonWriter::integer(int64_t value) {
     separate();
-    fmt::format_to(std::back_inserter(out_), "{}", value);
+    char text[24];
+    out_.append(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
 
 void JsonWriter::boolean(bool value) {

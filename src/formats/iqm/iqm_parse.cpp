@@ -365,9 +365,13 @@ std::optional<Error> Parser::read_frames() {
     if (!range_fits(h.ofs_frames, count, 2, limit_))
         return malformed(100, fmt::format("{} frames of {} channels at offset {} run past the end of the file ({} bytes)", h.num_frames, h.num_framechannels, h.ofs_frames, limit_));
     warn_alignment("frames", h.ofs_frames, 4);
-    ByteCursor c(bytes_, h.ofs_frames);
     f_.frames.resize(count);
-    for (auto& v : f_.frames) v = c.u16();
+    const uint8_t* p = bytes_.data() + h.ofs_frames;
+    if (std::endian::native == std::endian::little) {
+        std::memcpy(f_.frames.data(), p, count * 2);  // range-checked above
+    } else {
+        for (auto& v : f_.frames) v = uint16_t(p[0] | p[1] << 8), p += 2;
+    }
     return {};
 }
 

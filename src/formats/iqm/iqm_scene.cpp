@@ -327,13 +327,6 @@ std::optional<Error> SceneBuilder::build_animations() {
         for (uint32_t k = 0; k < 10; ++k)
             if (f_.poses[p].channelmask & (1u << k)) slot[p][k] = next++;
 
-    // Channel value k of pose p in global frame `frame`: offset + sample * scale (iqm.txt).
-    auto decode = [&](uint32_t p, uint32_t k, uint32_t frame) -> float {
-        const PoseRecord& pose = f_.poses[p];
-        float v = pose.channeloffset[k];
-        if (pose.channelmask & (1u << k)) v += f_.frames[uint64_t(frame) * h.num_framechannels + slot[p][k]] * pose.channelscale[k];
-        return v;
-    };
     // Channels of each group in the file's numbering: v1 has no w (index -1) and scale at 6-8.
     const int t_ch[3] = {0, 1, 2};
     const int r_ch[4] = {3, 4, 5, v1 ? -1 : 6};
@@ -369,21 +362,36 @@ std::optional<Error> SceneBuilder::build_animations() {
                 // Constant channels carry one key: the value every frame decodes to.
                 const uint32_t keys = animated ? rec.num_frames : 1;
                 track.times.assign(times.begin(), times.begin() + keys);
-                track.values.reserve(uint64_t(keys) * count);
+                track.values.resize(uint64_t(keys) * count);
+                // Per component: offset, scale and where its sample sits in a frame (none when
+                // the channel is constant), so the loop below only reads the frames.
+                float offset[4], scale[4];
+                int64_t at[4];
+                for (uint32_t c = 0; c < count; ++c) {
+                    const int k = ch[c];
+                    offset[c] = k >= 0 ? pose.channeloffset[k] : 0.0f;
+                    scale[c] = k >= 0 ? pose.channelscale[k] : 0.0f;
+                    at[c] = k >= 0 && (pose.channelmask >> k) & 1 ? int64_t(slot[p][k]) : -1;
+                }
+                float* out = track.values.data();
                 for (uint32_t i = 0; i < keys; ++i) {
+                    const uint16_t* frame = f_.frames.data() + uint64_t(rec.first_frame + i) * h.num_framechannels;
                     float xyz2 = 0;
+                    bool finite = true;
                     for (uint32_t c = 0; c < count; ++c) {
                         float v;
                         if (ch[c] >= 0) {
-                            v = decode(p, static_cast<uint32_t>(ch[c]), rec.first_frame + i);
+                            v = offset[c];
+                            if (at[c] >= 0) v += frame[at[c]] * scale[c];  // offset + sample * scale (iqm.txt)
                             if (c < 3) xyz2 += v * v;
                         } else {
                             v = -std::sqrt(std::max(0.0f, 1.0f - xyz2));  // v1: w from the unit length, negative
                         }
-                        if (!std::isfinite(v))
-                            return malformed(pose_offset(h, p), fmt::format("pose {}: channel value in frame {} is not finite", p, rec.first_frame + i));
-                        track.values.push_back(v);
+                        finite &= std::isfinite(v);
+                        *out++ = v;
                     }
+                    if (!finite)
+                        return malformed(pose_offset(h, p), fmt::format("pose {}: channel value in frame {} is not finite", p, rec.first_frame + i));
                 }
                 anim.tracks.push_back(std::move(track));
                 return {};
