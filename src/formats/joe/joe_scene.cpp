@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <unordered_map>
 
 #include "formats/joe/joe_layout.hpp"
 
@@ -65,6 +64,38 @@ std::array<float, N> cleaned(std::array<float, N> v) {
 }
 Vec3 cleaned_normal(const Vec3& n) { return finite(n) ? n : Vec3{0, 0, 0}; }
 
+// Corner key -> vertex number, open addressing with linear probing in one flat array (a node
+// per entry made welding the slowest part of reading a big JOE). Keys are below 2^48.
+class WeldTable {
+public:
+    explicit WeldTable(size_t entries) {
+        size_t n = 16;
+        while (n < entries * 2) n *= 2;  // at most half full
+        slots_.assign(n, Slot{empty, 0});
+        mask_ = n - 1;
+    }
+    // The number stored for key, or `fresh` after storing it.
+    uint32_t find_or_add(uint64_t key, uint32_t fresh) {
+        for (size_t i = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask_;; i = (i + 1) & mask_) {
+            Slot& s = slots_[i];
+            if (s.key == key) return s.value;
+            if (s.key == empty) {
+                s = {key, fresh};
+                return fresh;
+            }
+        }
+    }
+
+private:
+    static constexpr uint64_t empty = ~uint64_t(0);
+    struct Slot {
+        uint64_t key;
+        uint32_t value;
+    };
+    std::vector<Slot> slots_;
+    size_t mask_ = 0;
+};
+
 struct Corner {
     Vec3 position, normal;
     Vec2 texcoord;
@@ -107,32 +138,37 @@ Expected<Scene> to_scene(const JoeFile& file, Warnings warnings) {
     Mesh mesh;
     // Unique (vertex, texcoord, normal) triples numbered in first-seen order; faces and corner
     // order unchanged (VDrift never re-winds). first_corner[v] = the corner that made vertex v.
-    std::unordered_map<uint64_t, uint32_t> index;
-    index.reserve(f0.faces.size() * 3);
+    // Numbered first with a flat table, then the vertex arrays are filled at their final size.
+    WeldTable index(f0.faces.size() * 3);
     std::vector<uint32_t> first_corner;
+    first_corner.reserve(f0.faces.size() * 3);
     mesh.triangles.resize(f0.faces.size());
-    mesh.texcoords.resize(1);
     uint64_t degenerate = 0;
     std::optional<uint64_t> first_degenerate;
     for (size_t f = 0; f < f0.faces.size(); ++f) {
         const Face& face = f0.faces[f];
         for (int k = 0; k < 3; ++k) {
             const uint64_t key = uint64_t(face.vertex[k]) | uint64_t(face.texcoord[k]) << 16 | uint64_t(face.normal[k]) << 32;
-            auto [it, added] = index.try_emplace(key, uint32_t(mesh.positions.size()));
-            if (added) {
-                const Corner c = corner(f0, face, k);
-                mesh.positions.push_back(c.position);
-                mesh.normals.push_back(c.normal);
-                mesh.texcoords[0].push_back(c.texcoord);
-                first_corner.push_back(uint32_t(3 * f + k));
-            }
-            mesh.triangles[f][k] = it->second;
+            const uint32_t v = index.find_or_add(key, uint32_t(first_corner.size()));
+            if (v == first_corner.size()) first_corner.push_back(uint32_t(3 * f + k));
+            mesh.triangles[f][k] = v;
         }
         if (face.vertex[0] == face.vertex[1] || face.vertex[1] == face.vertex[2] || face.vertex[0] == face.vertex[2])
             if (!degenerate++) first_degenerate = face_offset(f0, f);
     }
     warn_n(scene.warnings, WarningCode::DegenerateTriangle, "frame 0: degenerate faces (a repeated vertex index; kept, as VDrift does)",
            degenerate, first_degenerate);
+    const size_t num_vertices = first_corner.size();
+    mesh.positions.resize(num_vertices);
+    mesh.normals.resize(num_vertices);
+    mesh.texcoords.assign(1, std::vector<Vec2>(num_vertices));
+    for (size_t v = 0; v < num_vertices; ++v) {
+        const uint32_t c = first_corner[v];
+        const Corner corner_values = corner(f0, f0.faces[c / 3], int(c % 3));
+        mesh.positions[v] = corner_values.position;
+        mesh.normals[v] = corner_values.normal;
+        mesh.texcoords[0][v] = corner_values.texcoord;
+    }
 
     // Frames 1..: the same face count (num_faces is global); each becomes a morph target when its
     // corners agree with frame 0's welding (corners sharing a vertex in frame 0 share its values).
