@@ -73,6 +73,16 @@ void JsonWriter::string(std::string_view text) {
     separate();
     out_ += '"';
     for (size_t i = 0; i < text.size();) {
+        // A run of printable ASCII other than '"' and '\\' goes in as it is, in one append.
+        size_t run = i;
+        while (run < text.size() && static_cast<unsigned char>(text[run]) >= 0x20 && static_cast<unsigned char>(text[run]) < 0x7F &&
+               text[run] != '"' && text[run] != '\\')
+            ++run;
+        if (run > i) {
+            out_.append(text.substr(i, run - i));
+            i = run;
+            continue;
+        }
         const unsigned char c = static_cast<unsigned char>(text[i]);
         if (c == '"' || c == '\\') {
             out_ += '\\';

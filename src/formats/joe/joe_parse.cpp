@@ -5,6 +5,7 @@
 #include <bit>
 #include <type_traits>
 
+#include "core/huge_pages.hpp"
 #include "formats/joe/joe_layout.hpp"
 #include "io/byte_cursor.hpp"
 
@@ -28,7 +29,7 @@ constexpr bool bulk_copy() {
 // `count` float vectors (the caller has checked the bytes are there).
 template <size_t N>
 void read_floats(io::ByteCursor& c, std::vector<std::array<float, N>>& out, uint32_t count) {
-    out.resize(count);
+    detail::resize_huge(out, count);
     if (bulk_copy<std::array<float, N>, 4 * N>()) {
         c.read_bytes(out.data(), uint64_t(count) * 4 * N);
         return;
@@ -100,7 +101,7 @@ Expected<JoeFile> parse(std::span<const uint8_t> bytes, const LoadOptions& optio
         if (!c.can_read(uint64_t(file.num_faces) * face_size))
             return malformed(c.pos(), fmt::format("frame {}: {} faces need {} bytes, {} left", fi, file.num_faces,
                                                   uint64_t(file.num_faces) * face_size, c.remaining()));
-        frame.faces.resize(file.num_faces);
+        detail::resize_huge(frame.faces, file.num_faces);
         if (bulk_copy<Face, 18>()) {
             c.read_bytes(frame.faces.data(), uint64_t(file.num_faces) * face_size);  // range checked above
         } else {
