@@ -64,10 +64,12 @@ public:
         return static_cast<float>(normalize_component(raw(i), type_));
     }
     bool plain_floats() const { return float32_; }
+    // A signalling NaN comes out quiet, as it did through the array of doubles before.
     float load_float(uint64_t i) const {
-        float f;
-        std::memcpy(&f, data_ + i * 4, 4);
-        return f;
+        uint32_t bits;
+        std::memcpy(&bits, data_ + i * 4, 4);
+        if ((bits & 0x7F800000u) == 0x7F800000u && (bits & 0x007FFFFFu)) bits |= 0x00400000u;
+        return std::bit_cast<float>(bits);
     }
 
 private:
