@@ -72,7 +72,12 @@ Vec3 cleaned_normal(const Vec3& n) { return finite(n) ? n : Vec3{0, 0, 0}; }
 // so a hostile file with one vertex index paired many ways still costs O(1) per corner.
 class CornerIndex {
 public:
-    explicit CornerIndex(size_t num_verts) : first_(num_verts, Entry{0, none}) { rehash(16); }
+    // `seams`: about how many further pairings to expect (the table grows past it if needed).
+    CornerIndex(size_t num_verts, size_t seams) : first_(num_verts, Entry{0, none}) {
+        size_t n = 16;
+        while (n < seams * 2) n *= 2;
+        rehash(n);
+    }
 
     // The number stored for the corner, or `fresh` after storing it.
     uint32_t find_or_add(uint16_t vertex, uint16_t texcoord, uint16_t normal, uint32_t fresh) {
@@ -174,7 +179,10 @@ Expected<Scene> to_scene(const JoeFile& file, Warnings warnings) {
     // Unique (vertex, texcoord, normal) triples numbered in first-seen order; faces and corner
     // order unchanged (VDrift never re-winds). first_corner[v] = the corner that made vertex v.
     // Numbered first with a flat table, then the vertex arrays are filled at their final size.
-    CornerIndex index(f0.verts.size());  // parse() checked every vertex index against it
+    // parse() checked every vertex index against verts. Seams: about as many as the normals or
+    // texcoords stored beyond one per vertex (flat-shaded parts have many).
+    const size_t spare = std::max(f0.normals.size(), f0.texcoords.size());
+    CornerIndex index(f0.verts.size(), std::min(f0.faces.size() * 3, spare > f0.verts.size() ? spare - f0.verts.size() : 0));
     std::vector<uint32_t> first_corner;
     first_corner.reserve(f0.faces.size() * 3);
     detail::resize_huge(mesh.triangles, f0.faces.size());
