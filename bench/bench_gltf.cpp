@@ -67,3 +67,7 @@ BENCHMARK_CAPTURE(BM_rigport_iqm_to_glb, mrfixit, "mrfixit.iqm")->Unit(benchmark
 BENCHMARK_CAPTURE(BM_assimp_iqm_to_glb, mrfixit, "mrfixit.iqm")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_rigport_iqm_to_glb, raylib_guy, "raylib_guy.iqm")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_assimp_iqm_to_glb, raylib_guy, "raylib_guy.iqm")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_rigport_iqm_to_glb, raylib_guyanim, "raylib_guyanim.iqm")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_assimp_iqm_to_glb, raylib_guyanim, "raylib_guyanim.iqm")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_rigport_iqm_to_glb, raylib_vertex_colored_object, "raylib_vertex_colored_object.iqm")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_assimp_iqm_to_glb, raylib_vertex_colored_object, "raylib_vertex_colored_object.iqm")->Unit(benchmark::kMillisecond);

@@ -11,8 +11,9 @@ namespace rigport::gltf {
 
 namespace {
 
-void put_le(std::vector<uint8_t>& out, uint64_t value, uint32_t bytes) {
-    for (uint32_t i = 0; i < bytes; ++i) out.push_back(uint8_t(value >> (8 * i)));
+// `bytes` low bytes of value, little-endian, at p.
+void put_le(uint8_t* p, uint64_t value, uint32_t bytes) {
+    for (uint32_t i = 0; i < bytes; ++i) p[i] = uint8_t(value >> (8 * i));
 }
 
 }  // namespace
@@ -58,7 +59,13 @@ uint32_t BufferBuilder::floats(std::span<const float> values, uint32_t component
     // Grown geometrically: reserving exactly size + n on every call copies the whole buffer each
     // time, quadratic in the number of accessors (100,000 morph targets).
     if (bin_.capacity() < bin_.size() + values.size() * 4) bin_.reserve(std::max(bin_.size() + values.size() * 4, bin_.capacity() * 2));
-    for (float f : values) put_le(bin_, std::bit_cast<uint32_t>(f), 4);
+    bin_.resize(offset + values.size() * 4);
+    uint8_t* out = bin_.data() + offset;
+    if (std::endian::native == std::endian::little) {
+        if (!values.empty()) std::memcpy(out, values.data(), values.size() * 4);  // glTF's byte order already
+    } else {
+        for (float f : values) put_le(out, std::bit_cast<uint32_t>(f), 4), out += 4;
+    }
     Accessor a;
     a.buffer_view = add_view(offset, values.size() * 4, target, 0);
     a.component_type = FLOAT;
@@ -85,9 +92,16 @@ uint32_t BufferBuilder::integers(std::span<const int64_t> values, uint32_t compo
     const uint32_t element = size * components;
     const bool padded = target == ARRAY_BUFFER && element % 4 != 0;
     const uint32_t stride = padded ? (element + 3) / 4 * 4 : 0;
+    // Sized once (padding bytes zero), then filled in place.
+    const size_t elements = values.size() / components, rest = values.size() % components;
+    const size_t length = padded ? elements * stride + rest * size : values.size() * size;
+    if (bin_.capacity() < offset + length) bin_.reserve(std::max<size_t>(offset + length, bin_.capacity() * 2));
+    bin_.resize(offset + length, 0);
+    uint8_t* out = bin_.data() + offset;
     for (size_t i = 0; i < values.size(); ++i) {
-        put_le(bin_, uint64_t(values[i]), size);
-        if (padded && (i + 1) % components == 0) bin_.resize(bin_.size() + stride - element, 0);
+        put_le(out, uint64_t(values[i]), size);
+        out += size;
+        if (padded && (i + 1) % components == 0) out += stride - element;
     }
     Accessor a;
     a.buffer_view = add_view(offset, bin_.size() - offset, target, stride);

@@ -28,6 +28,9 @@ public:
     uint32_t integers(std::span<const int64_t> values, uint32_t components, uint32_t component_type, uint32_t target);
 
     uint64_t size() const { return bin_.size(); }
+    // Room for about `bytes` of data up front: the buffer then grows without copies (a guess
+    // too large costs untouched address space only).
+    void reserve(uint64_t bytes) { bin_.reserve(bytes); }
     // The buffer padded with zeros to a multiple of 4; sets doc.buffer_length.
     std::vector<uint8_t> finish();
 

@@ -9,10 +9,6 @@ namespace rigport::gltf {
 
 namespace {
 
-void put_u32(std::vector<uint8_t>& out, uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
-}
-
 uint32_t padded(size_t n) { return uint32_t((n + 3) / 4 * 4); }
 
 }  // namespace
@@ -23,24 +19,30 @@ bool detect(std::span<const uint8_t> bytes) {
     return u32(0) == GLB_MAGIC && u32(4) == GLB_VERSION;
 }
 
-std::vector<uint8_t> make_glb(const std::string& json, const std::vector<uint8_t>& bin) {
+// Built in the BIN buffer itself when it has room: the chunk moves up within memory already
+// touched, instead of a second buffer of the whole file being allocated and filled.
+std::vector<uint8_t> make_glb(const std::string& json, std::vector<uint8_t> bin) {
     const uint32_t json_length = padded(json.size()), bin_length = padded(bin.size());
-    const uint32_t total = GLB_HEADER_SIZE + GLB_CHUNK_HEADER_SIZE + json_length +
-                           (bin.empty() ? 0 : GLB_CHUNK_HEADER_SIZE + bin_length);
-    std::vector<uint8_t> out;
-    out.reserve(total);
-    put_u32(out, GLB_MAGIC);
-    put_u32(out, GLB_VERSION);
-    put_u32(out, total);
-    put_u32(out, json_length);
-    put_u32(out, GLB_CHUNK_JSON);
-    out.insert(out.end(), json.begin(), json.end());
-    out.resize(out.size() + json_length - json.size(), ' ');
-    if (!bin.empty()) {
-        put_u32(out, bin_length);
-        put_u32(out, GLB_CHUNK_BIN);
-        out.insert(out.end(), bin.begin(), bin.end());
-        out.resize(out.size() + bin_length - bin.size(), 0);
+    const bool has_bin = !bin.empty();
+    const uint32_t front = GLB_HEADER_SIZE + GLB_CHUNK_HEADER_SIZE + json_length + (has_bin ? GLB_CHUNK_HEADER_SIZE : 0);
+    const uint32_t total = front + (has_bin ? bin_length : 0);
+    std::vector<uint8_t> out = std::move(bin);
+    out.resize(has_bin ? bin_length : 0, 0);
+    out.insert(out.begin(), front, 0);
+    uint8_t* p = out.data();
+    auto put_u32 = [&p](uint32_t v) {
+        for (int i = 0; i < 4; ++i) *p++ = uint8_t(v >> (8 * i));
+    };
+    put_u32(GLB_MAGIC);
+    put_u32(GLB_VERSION);
+    put_u32(total);
+    put_u32(json_length);
+    put_u32(GLB_CHUNK_JSON);
+    p = std::copy(json.begin(), json.end(), p);
+    p = std::fill_n(p, json_length - json.size(), uint8_t(' '));
+    if (has_bin) {
+        put_u32(bin_length);
+        put_u32(GLB_CHUNK_BIN);
     }
     return out;
 }

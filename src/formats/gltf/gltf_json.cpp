@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <iterator>
 
@@ -72,6 +73,16 @@ void JsonWriter::string(std::string_view text) {
     separate();
     out_ += '"';
     for (size_t i = 0; i < text.size();) {
+        // A run of printable ASCII other than '"' and '\\' goes in as it is, in one append.
+        size_t run = i;
+        while (run < text.size() && static_cast<unsigned char>(text[run]) >= 0x20 && static_cast<unsigned char>(text[run]) < 0x7F &&
+               text[run] != '"' && text[run] != '\\')
+            ++run;
+        if (run > i) {
+            out_.append(text.substr(i, run - i));
+            i = run;
+            continue;
+        }
         const unsigned char c = static_cast<unsigned char>(text[i]);
         if (c == '"' || c == '\\') {
             out_ += '\\';
@@ -104,12 +115,16 @@ void JsonWriter::number(float value) {
         ok_ = false;
         value = 0;
     }
-    fmt::format_to(std::back_inserter(out_), "{}", value);  // shortest round trip of the float32
+    // Shortest round trip of the float32, formatted into a local buffer (a back_inserter into the
+    // string costs a call per character).
+    char text[64];
+    out_.append(text, fmt::format_to(text, "{}", value));
 }
 
 void JsonWriter::integer(int64_t value) {
     separate();
-    fmt::format_to(std::back_inserter(out_), "{}", value);
+    char text[24];
+    out_.append(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
 
 void JsonWriter::boolean(bool value) {

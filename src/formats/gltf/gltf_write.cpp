@@ -63,6 +63,24 @@ Status check_finite(const Scene& scene) {
     return Ok{};
 }
 
+// About the binary buffer's final size (attributes, indices, skin, keys), so it is allocated
+// once, plus room for a GLB's header and JSON, which make_glb() puts in front of the data in the
+// same memory. Only a hint: the builder grows past it when a guess falls short.
+uint64_t estimate_buffer_bytes(const Scene& scene) {
+    uint64_t bytes = 4096 + 256 * (scene.skeleton.joints.size() + 8 * scene.meshes.size() + scene.materials.size());
+    for (auto& m : scene.meshes) {
+        const uint64_t per_vertex = 12 + 12 + 16 + 8 * m.texcoords.size() + 16 * m.colors.size() + 16 * m.custom.size() + 24;
+        bytes += uint64_t(m.vertex_count()) * (per_vertex + 36 * m.morph_targets.size()) + 12 * m.triangles.size() + 64;
+        bytes += 24 * m.skin.influences.size();  // JOINTS_n + WEIGHTS_n sets beyond the first
+    }
+    bytes += 64 * scene.skeleton.joints.size();
+    for (auto& a : scene.animations) {
+        for (auto& t : a.tracks) bytes += 4 * (t.times.size() + t.values.size()) + 256;
+        for (auto& t : a.morph_tracks) bytes += 4 * (t.times.size() + t.weights.size()) + 256;
+    }
+    return bytes;
+}
+
 bool has_glb_extension(const std::string& path) {
     std::string ext = std::filesystem::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -98,6 +116,7 @@ Expected<Output> write_container(const Scene& scene, const std::string& path, co
         convert_to_y_up(*baked);
     }
     WriteContext ctx(baked ? *baked : scene, options, glb);
+    ctx.buffer.reserve(estimate_buffer_bytes(ctx.scene));
     ctx.doc.comment = scene.meta.comment;
     plan_nodes(ctx);
     if (auto r = write_meshes(ctx); !r) return r.error();
@@ -124,7 +143,7 @@ Expected<Output> write_container(const Scene& scene, const std::string& path, co
     if (glb) {
         if (json.size() + bin.size() + 64 > UINT32_MAX)
             return make_error(ErrorCode::LimitExceeded, fmt::format("the GLB would be {} bytes; its length field is 32-bit", json.size() + bin.size()));
-        out.bytes = make_glb(json, bin);
+        out.bytes = make_glb(json, std::move(bin));
         out.format = "glb";
     } else {
         out.bytes.assign(json.begin(), json.end());

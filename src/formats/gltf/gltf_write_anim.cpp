@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <string_view>
 #include <utility>
 
@@ -64,7 +63,7 @@ public:
 
     Expected<Ok> add(Keys keys, uint32_t node, const char* path, Interpolation interpolation, bool rotation) {
         if (keys.times.empty()) return Ok{};
-        if (!targets_.insert({node, path}).second) {
+        if (!claim_target(node, path)) {
             ctx_.warn(WarningCode::DroppedData, fmt::format("animation '{}': a second {} track for node {} was not written", anim_.name, path, node));
             return Ok{};
         }
@@ -104,11 +103,21 @@ private:
         return accessor;
     }
 
+    // False when the node's path already has a channel. A flag per node and path, not a set of
+    // (node, string) pairs: one allocation per animation instead of one per track.
+    bool claim_target(uint32_t node, std::string_view path) {
+        const size_t at = size_t(node) * 4 + (path == "translation" ? 0 : path == "rotation" ? 1 : path == "scale" ? 2 : 3);
+        if (at >= targets_.size()) targets_.resize(std::max(at + 1, targets_.size() * 2), 0);
+        if (targets_[at]) return false;
+        targets_[at] = 1;
+        return true;
+    }
+
     WriteContext& ctx_;
     const Animation& anim_;
     AnimationDoc doc_;
     std::vector<std::pair<std::vector<float>, uint32_t>> inputs_;
-    std::set<std::pair<uint32_t, std::string>> targets_;
+    std::vector<uint8_t> targets_;  // per node: translation, rotation, scale, weights
 };
 
 bool all_ones(const std::vector<float>& v) {

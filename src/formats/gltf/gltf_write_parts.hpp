@@ -58,7 +58,7 @@ void write_materials(WriteContext& ctx);
 std::string encode_uri(const std::string& path);
 
 // gltf_glb.cpp
-std::vector<uint8_t> make_glb(const std::string& json, const std::vector<uint8_t>& bin);
+std::vector<uint8_t> make_glb(const std::string& json, std::vector<uint8_t> bin);  // reuses bin's memory
 std::string base64(std::span<const uint8_t> bytes);
 
 }  // namespace rigport::gltf

@@ -122,6 +122,9 @@ struct IqmFile {
     std::vector<BoundsRecord> bounds;
     std::vector<uint8_t> comment;  // num_comment bytes as stored
     std::vector<ExtensionRecord> extensions;
+    // Set by a lean parse: vertex array values, triangles and adjacency were checked but not
+    // copied; to_scene() reads them from these bytes, which must outlive the file.
+    std::span<const uint8_t> lean_source;
 
     // The NUL-terminated string at a text offset ("" when out of range; parse() has checked).
     std::string string_at(uint32_t offset) const;
@@ -131,7 +134,8 @@ bool detect(std::span<const uint8_t> bytes);
 
 // Structure: header, every section range-checked (64-bit), records decoded. Tolerated quirks go
 // to `warnings`; everything else malformed is an Error with the byte offset.
-Expected<IqmFile> parse(std::span<const uint8_t> bytes, const LoadOptions& options, Warnings& warnings);
+// `lean` (read()'s choice) leaves the big arrays in `bytes`: see IqmFile::lean_source.
+Expected<IqmFile> parse(std::span<const uint8_t> bytes, const LoadOptions& options, Warnings& warnings, bool lean = false);
 
 // Semantics: IqmFile -> Scene (meshes split out of the global arrays, poses dequantized into
 // keyed tracks, v1 converted to the v2 meaning). Checks parents, indices and finite values.

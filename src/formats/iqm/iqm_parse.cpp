@@ -36,10 +36,17 @@ constexpr uint64_t at_num_text = 28, at_num_meshes = 36, at_num_vertexarrays = 4
 
 Error malformed(uint64_t offset, std::string message) { return make_error(ErrorCode::Malformed, std::move(message), offset); }
 
+// A little-endian u32 at `p` (the caller has range-checked it): one load, not a byte loop.
+uint32_t le32(const uint8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return std::endian::native == std::endian::little ? v : __builtin_bswap32(v);
+}
+
 class Parser {
 public:
-    Parser(std::span<const uint8_t> bytes, const LoadOptions& options, Warnings& warnings)
-        : bytes_(bytes), options_(options), warnings_(warnings) {}
+    Parser(std::span<const uint8_t> bytes, const LoadOptions& options, Warnings& warnings, bool lean)
+        : bytes_(bytes), options_(options), warnings_(warnings), lean_(lean) {}
 
     Expected<IqmFile> run();
 
@@ -67,6 +74,7 @@ private:
     std::span<const uint8_t> bytes_;
     const LoadOptions& options_;
     Warnings& warnings_;
+    const bool lean_;     // big arrays checked in place, not copied (IqmFile::lean_source)
     uint64_t limit_ = 0;  // filesize: data beyond it is not part of the model
     IqmFile f_;
 };
@@ -211,6 +219,7 @@ std::optional<Error> Parser::read_vertexarrays() {
         if (decoded > limit_)
             return make_error(ErrorCode::LimitExceeded, fmt::format("vertex array {}: the arrays overlap: they hold more components than the file has bytes", i), at);
         warn_alignment("vertex array data", va.offset, std::max<uint64_t>(comp, 4));
+        if (lean_) continue;
         va.values.resize(count);
         const uint8_t* p = bytes_.data() + va.offset;
         if (type == ComponentType::Float32 && std::endian::native == std::endian::little) {
@@ -231,28 +240,30 @@ std::optional<Error> Parser::read_vertexarrays() {
 std::optional<Error> Parser::read_triangles() {
     const Header& h = f_.header;
     if (auto e = check_section("triangles", at_num_triangles, h.num_triangles, h.ofs_triangles, triangle_size)) return e;
-    ByteCursor c(bytes_, h.ofs_triangles);
-    f_.triangles.resize(h.num_triangles);
-    for (uint32_t i = 0; i < h.num_triangles; ++i) {
-        const uint64_t at = c.pos();
-        for (auto& v : f_.triangles[i]) {
-            v = c.u32();
-            if (v >= h.num_vertexes)
-                return malformed(at, fmt::format("triangle {}: vertex {} >= num_vertexes {}", i, v, h.num_vertexes));
+    // Checked straight from the bytes; a lean parse leaves them there for to_scene().
+    const uint8_t* p = bytes_.data() + h.ofs_triangles;
+    if (!lean_) f_.triangles.resize(h.num_triangles);
+    for (uint32_t i = 0; i < h.num_triangles; ++i, p += triangle_size) {
+        const uint32_t v[3] = {le32(p), le32(p + 4), le32(p + 8)};
+        if ((v[0] >= h.num_vertexes) | (v[1] >= h.num_vertexes) | (v[2] >= h.num_vertexes)) {
+            const uint32_t bad = v[0] >= h.num_vertexes ? v[0] : v[1] >= h.num_vertexes ? v[1] : v[2];
+            return malformed(uint64_t(h.ofs_triangles) + uint64_t(i) * triangle_size,
+                             fmt::format("triangle {}: vertex {} >= num_vertexes {}", i, bad, h.num_vertexes));
         }
+        if (!lean_) f_.triangles[i] = {v[0], v[1], v[2]};
     }
     if (h.ofs_adjacency == 0 || h.num_triangles == 0) return {};
     if (auto e = check_section("adjacency entries", at_ofs_adjacency, h.num_triangles, h.ofs_adjacency, triangle_size)) return e;
     f_.has_adjacency = true;
-    c.seek(h.ofs_adjacency);
-    f_.adjacency.resize(h.num_triangles);
-    for (uint32_t i = 0; i < h.num_triangles; ++i) {
-        const uint64_t at = c.pos();
-        for (auto& t : f_.adjacency[i]) {
-            t = c.u32();
-            if (t != 0xFFFFFFFFu && t >= h.num_triangles)
-                return malformed(at, fmt::format("adjacency of triangle {}: neighbour {} >= num_triangles {}", i, t, h.num_triangles));
-        }
+    p = bytes_.data() + h.ofs_adjacency;
+    if (!lean_) f_.adjacency.resize(h.num_triangles);
+    for (uint32_t i = 0; i < h.num_triangles; ++i, p += triangle_size) {
+        const uint32_t t[3] = {le32(p), le32(p + 4), le32(p + 8)};
+        for (uint32_t k = 0; k < 3; ++k)
+            if (t[k] != 0xFFFFFFFFu && t[k] >= h.num_triangles)
+                return malformed(uint64_t(h.ofs_adjacency) + uint64_t(i) * triangle_size,
+                                 fmt::format("adjacency of triangle {}: neighbour {} >= num_triangles {}", i, t[k], h.num_triangles));
+        if (!lean_) f_.adjacency[i] = {t[0], t[1], t[2]};
     }
     return {};
 }
@@ -354,9 +365,13 @@ std::optional<Error> Parser::read_frames() {
     if (!range_fits(h.ofs_frames, count, 2, limit_))
         return malformed(100, fmt::format("{} frames of {} channels at offset {} run past the end of the file ({} bytes)", h.num_frames, h.num_framechannels, h.ofs_frames, limit_));
     warn_alignment("frames", h.ofs_frames, 4);
-    ByteCursor c(bytes_, h.ofs_frames);
     f_.frames.resize(count);
-    for (auto& v : f_.frames) v = c.u16();
+    const uint8_t* p = bytes_.data() + h.ofs_frames;
+    if (std::endian::native == std::endian::little) {
+        std::memcpy(f_.frames.data(), p, count * 2);  // range-checked above
+    } else {
+        for (auto& v : f_.frames) v = uint16_t(p[0] | p[1] << 8), p += 2;
+    }
     return {};
 }
 
@@ -427,13 +442,14 @@ Expected<IqmFile> Parser::run() {
                       &Parser::read_triangles, &Parser::read_joints, &Parser::read_poses, &Parser::read_anims,
                       &Parser::read_frames, &Parser::read_bounds, &Parser::read_comment, &Parser::read_extensions})
         if (auto e = (this->*step)()) return *e;
+    if (lean_) f_.lean_source = bytes_;
     return std::move(f_);
 }
 
 }  // namespace
 
-Expected<IqmFile> parse(std::span<const uint8_t> bytes, const LoadOptions& options, Warnings& warnings) {
-    return Parser(bytes, options, warnings).run();
+Expected<IqmFile> parse(std::span<const uint8_t> bytes, const LoadOptions& options, Warnings& warnings, bool lean) {
+    return Parser(bytes, options, warnings, lean).run();
 }
 
 }  // namespace rigport::iqm

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <unordered_map>
 
+#include "core/huge_pages.hpp"
 #include "formats/iqm/iqm_layout.hpp"
 
 namespace rigport::iqm {
@@ -26,6 +28,60 @@ uint64_t pose_offset(const Header& h, uint32_t i) {
     return uint64_t(h.ofs_poses) + uint64_t(i) * (h.version == 1 ? pose_size_v1 : pose_size_v2);
 }
 
+uint32_t le32(const uint8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return std::endian::native == std::endian::little ? v : __builtin_bswap32(v);
+}
+
+// The stored numbers of one vertex array: its decoded values, or after a lean parse the file's
+// bytes themselves (no array of doubles built and thrown away). Float32 and byte arrays, the
+// common formats, skip the generic decode: floats are loaded, bytes looked up in a table.
+class Stored {
+public:
+    Stored(const VertexArray& va, std::span<const uint8_t> source)
+        : va_(va), type_(static_cast<ComponentType>(va.format)), comp_(component_size(type_)),
+          data_(source.empty() || va.offset >= source.size() ? nullptr : source.data() + va.offset),  // no data: no vertices
+          float32_(data_ && type_ == ComponentType::Float32 && std::endian::native == std::endian::little) {
+        if (!data_ || comp_ != 1) return;
+        for (uint32_t b = 0; b < 256; ++b) {
+            const uint8_t byte = static_cast<uint8_t>(b);
+            raw_byte_[b] = decode_component({&byte, 1}, type_);
+            normalized_byte_[b] = static_cast<float>(normalize_component(raw_byte_[b], type_));
+        }
+    }
+
+    double raw(uint64_t i) const {
+        if (!data_) return va_.values[i];
+        if (float32_) return load_float(i);
+        if (comp_ == 1) return raw_byte_[data_[i]];
+        return decode_component({data_ + i * comp_, comp_}, type_);
+    }
+    // As the compiler's normalization reads it (iqm_components.cpp), in float.
+    float normalized(uint64_t i) const {
+        if (float32_) return load_float(i);  // floats are not normalized
+        if (data_ && comp_ == 1) return normalized_byte_[data_[i]];
+        return static_cast<float>(normalize_component(raw(i), type_));
+    }
+    bool plain_floats() const { return float32_; }
+    // A signalling NaN comes out quiet, as it did through the array of doubles before.
+    float load_float(uint64_t i) const {
+        uint32_t bits;
+        std::memcpy(&bits, data_ + i * 4, 4);
+        if ((bits & 0x7F800000u) == 0x7F800000u && (bits & 0x007FFFFFu)) bits |= 0x00400000u;
+        return std::bit_cast<float>(bits);
+    }
+
+private:
+    const VertexArray& va_;
+    ComponentType type_;
+    uint32_t comp_;
+    const uint8_t* data_;
+    bool float32_;
+    std::array<double, 256> raw_byte_{};
+    std::array<float, 256> normalized_byte_{};
+};
+
 class SceneBuilder {
 public:
     SceneBuilder(const IqmFile& f, Warnings warnings) : f_(f) { scene_.warnings = std::move(warnings); }
@@ -39,12 +95,18 @@ private:
     std::optional<Error> build_animations();
     void copy_meta();
 
+    Stored stored(const VertexArray& va) const { return Stored(va, f_.lean_source); }
     // Value `k` of vertex `v` of a standard array, normalized as the compiler writes it.
-    float standard(const VertexArray& va, uint64_t v, uint32_t k, float missing) const {
+    static float standard(const VertexArray& va, const Stored& s, uint64_t v, uint32_t k, float missing) {
         if (k >= va.size) return missing;
-        const auto type = static_cast<ComponentType>(va.format);
-        const double raw = va.values[v * va.size + k];
-        return static_cast<float>(va.type == IQM_BLENDINDEXES ? raw : normalize_component(raw, type));
+        const uint64_t i = v * va.size + k;
+        return va.type == IQM_BLENDINDEXES ? static_cast<float>(s.raw(i)) : s.normalized(i);
+    }
+    // Triangle t of the file (absolute vertex numbers), decoded or read in place.
+    Triangle triangle(uint64_t t) const {
+        if (f_.lean_source.empty()) return f_.triangles[t];
+        const uint8_t* p = f_.lean_source.data() + f_.header.ofs_triangles + t * triangle_size;
+        return {le32(p), le32(p + 4), le32(p + 8)};
     }
 
     const IqmFile& f_;
@@ -163,9 +225,9 @@ std::optional<Error> SceneBuilder::build_mesh(uint32_t index, const MeshRecord& 
     std::vector<uint32_t> source(m.num_vertexes);
     for (uint32_t v = 0; v < m.num_vertexes; ++v) source[v] = m.first_vertex + v;
     std::unordered_map<uint32_t, uint32_t> outside;
-    mesh.triangles.resize(m.num_triangles);
+    detail::resize_huge(mesh.triangles, m.num_triangles);
     for (uint32_t t = 0; t < m.num_triangles; ++t) {
-        const Triangle& tri = f_.triangles[m.first_triangle + t];
+        const Triangle tri = triangle(uint64_t(m.first_triangle) + t);
         for (int k = 0; k < 3; ++k) {
             const uint32_t v = tri[k];
             if (v >= m.first_vertex && v - m.first_vertex < m.num_vertexes) {
@@ -182,35 +244,43 @@ std::optional<Error> SceneBuilder::build_mesh(uint32_t index, const MeshRecord& 
     }
 
     const size_t n = source.size();
-    auto fill = [&](const VertexArray* va, auto& out, auto make) {
+    // Out-of-range components take `missing`'s; float32 arrays are copied without the generic
+    // decode, the common case on big files.
+    auto fill = [&](const VertexArray* va, auto& out, const auto& missing) {
         if (!va) return;
-        out.resize(n);
-        for (size_t v = 0; v < n; ++v) out[v] = make(*va, source[v]);
+        const Stored s = stored(*va);
+        constexpr uint32_t width = std::tuple_size_v<std::decay_t<decltype(missing)>>;
+        detail::resize_huge(out, n);
+        if (s.plain_floats()) {
+            const uint32_t size = va->size, have = std::min(size, width);
+            for (size_t v = 0; v < n; ++v) {
+                const uint64_t base = uint64_t(source[v]) * size;
+                auto& o = out[v];
+                o = missing;
+                for (uint32_t k = 0; k < have; ++k) o[k] = s.load_float(base + k);
+            }
+            return;
+        }
+        for (size_t v = 0; v < n; ++v)
+            for (uint32_t k = 0; k < width; ++k) out[v][k] = standard(*va, s, source[v], k, missing[k]);
     };
-    fill(arrays_[IQM_POSITION], mesh.positions, [&](const VertexArray& a, uint64_t v) {
-        return Vec3{standard(a, v, 0, 0), standard(a, v, 1, 0), standard(a, v, 2, 0)};
-    });
+    fill(arrays_[IQM_POSITION], mesh.positions, Vec3{0, 0, 0});
     if (arrays_[IQM_TEXCOORD]) {
         mesh.texcoords.emplace_back();
-        fill(arrays_[IQM_TEXCOORD], mesh.texcoords[0], [&](const VertexArray& a, uint64_t v) { return Vec2{standard(a, v, 0, 0), standard(a, v, 1, 0)}; });
+        fill(arrays_[IQM_TEXCOORD], mesh.texcoords[0], Vec2{0, 0});
     }
-    fill(arrays_[IQM_NORMAL], mesh.normals, [&](const VertexArray& a, uint64_t v) {
-        return Vec3{standard(a, v, 0, 0), standard(a, v, 1, 0), standard(a, v, 2, 0)};
-    });
-    fill(arrays_[IQM_TANGENT], mesh.tangents, [&](const VertexArray& a, uint64_t v) {
-        return Vec4{standard(a, v, 0, 0), standard(a, v, 1, 0), standard(a, v, 2, 0), standard(a, v, 3, 1)};
-    });
+    fill(arrays_[IQM_NORMAL], mesh.normals, Vec3{0, 0, 0});
+    fill(arrays_[IQM_TANGENT], mesh.tangents, Vec4{0, 0, 0, 1});
     if (arrays_[IQM_COLOR]) {
         mesh.colors.emplace_back();
-        fill(arrays_[IQM_COLOR], mesh.colors[0], [&](const VertexArray& a, uint64_t v) {
-            return Vec4{standard(a, v, 0, 0), standard(a, v, 1, 0), standard(a, v, 2, 0), standard(a, v, 3, 1)};
-        });
+        fill(arrays_[IQM_COLOR], mesh.colors[0], Vec4{0, 0, 0, 1});
     }
     for (const VertexArray* va : custom_) {
         CustomArray c{f_.string_at(va->type - IQM_CUSTOM), static_cast<ComponentType>(va->format), va->size, {}};
-        c.values.reserve(n * va->size);
+        const Stored s = stored(*va);
+        c.values.resize(n * va->size);
         for (size_t v = 0; v < n; ++v)
-            for (uint32_t k = 0; k < va->size; ++k) c.values.push_back(va->values[uint64_t(source[v]) * va->size + k]);
+            for (uint32_t k = 0; k < va->size; ++k) c.values[v * va->size + k] = s.raw(uint64_t(source[v]) * va->size + k);
         mesh.custom.push_back(std::move(c));
     }
 
@@ -221,14 +291,20 @@ std::optional<Error> SceneBuilder::build_mesh(uint32_t index, const MeshRecord& 
         scene_.warnings.add(WarningCode::DroppedData, "blend indexes and weights without joints; skinning ignored", h.ofs_vertexarrays);
     } else if (bi && bw) {
         SkinInfluences& skin = mesh.skin;
-        skin.offsets.reserve(n + 1);
-        skin.offsets.push_back(0);
+        const Stored si = stored(*bi), sw = stored(*bw);
         const uint32_t slots = std::min(bi->size, bw->size);
+        // Counted first so the influences are allocated once, at their final size.
+        uint64_t used = 0;
+        for (size_t v = 0; v < n; ++v)
+            for (uint32_t k = 0; k < slots; ++k) used += standard(*bw, sw, source[v], k, 0) > 0.0f;
+        detail::reserve_huge(skin.influences, used);
+        detail::reserve_huge(skin.offsets, n + 1);
+        skin.offsets.push_back(0);
         for (size_t v = 0; v < n; ++v) {
             for (uint32_t k = 0; k < slots; ++k) {
-                const float w = standard(*bw, source[v], k, 0);
+                const float w = standard(*bw, sw, source[v], k, 0);
                 if (!(w > 0.0f)) continue;  // unused slots are (0, 0)
-                const double j = bi->values[uint64_t(source[v]) * bi->size + k];
+                const double j = si.raw(uint64_t(source[v]) * bi->size + k);
                 if (!(j >= 0 && j < joints && j == std::floor(j)))
                     return malformed(bi->offset, fmt::format("vertex {}: blend index {} with weight {} is not a joint (0..{})", source[v], j, w, joints - 1));
                 if (!std::isfinite(w)) return malformed(bw->offset, fmt::format("vertex {}: blend weight is not finite", source[v]));
@@ -253,13 +329,6 @@ std::optional<Error> SceneBuilder::build_animations() {
         for (uint32_t k = 0; k < 10; ++k)
             if (f_.poses[p].channelmask & (1u << k)) slot[p][k] = next++;
 
-    // Channel value k of pose p in global frame `frame`: offset + sample * scale (iqm.txt).
-    auto decode = [&](uint32_t p, uint32_t k, uint32_t frame) -> float {
-        const PoseRecord& pose = f_.poses[p];
-        float v = pose.channeloffset[k];
-        if (pose.channelmask & (1u << k)) v += f_.frames[uint64_t(frame) * h.num_framechannels + slot[p][k]] * pose.channelscale[k];
-        return v;
-    };
     // Channels of each group in the file's numbering: v1 has no w (index -1) and scale at 6-8.
     const int t_ch[3] = {0, 1, 2};
     const int r_ch[4] = {3, 4, 5, v1 ? -1 : 6};
@@ -295,21 +364,36 @@ std::optional<Error> SceneBuilder::build_animations() {
                 // Constant channels carry one key: the value every frame decodes to.
                 const uint32_t keys = animated ? rec.num_frames : 1;
                 track.times.assign(times.begin(), times.begin() + keys);
-                track.values.reserve(uint64_t(keys) * count);
+                track.values.resize(uint64_t(keys) * count);
+                // Per component: offset, scale and where its sample sits in a frame (none when
+                // the channel is constant), so the loop below only reads the frames.
+                float offset[4], scale[4];
+                int64_t at[4];
+                for (uint32_t c = 0; c < count; ++c) {
+                    const int k = ch[c];
+                    offset[c] = k >= 0 ? pose.channeloffset[k] : 0.0f;
+                    scale[c] = k >= 0 ? pose.channelscale[k] : 0.0f;
+                    at[c] = k >= 0 && (pose.channelmask >> k) & 1 ? int64_t(slot[p][k]) : -1;
+                }
+                float* out = track.values.data();
                 for (uint32_t i = 0; i < keys; ++i) {
+                    const uint16_t* frame = f_.frames.data() + uint64_t(rec.first_frame + i) * h.num_framechannels;
                     float xyz2 = 0;
+                    bool finite = true;
                     for (uint32_t c = 0; c < count; ++c) {
                         float v;
                         if (ch[c] >= 0) {
-                            v = decode(p, static_cast<uint32_t>(ch[c]), rec.first_frame + i);
+                            v = offset[c];
+                            if (at[c] >= 0) v += frame[at[c]] * scale[c];  // offset + sample * scale (iqm.txt)
                             if (c < 3) xyz2 += v * v;
                         } else {
                             v = -std::sqrt(std::max(0.0f, 1.0f - xyz2));  // v1: w from the unit length, negative
                         }
-                        if (!std::isfinite(v))
-                            return malformed(pose_offset(h, p), fmt::format("pose {}: channel value in frame {} is not finite", p, rec.first_frame + i));
-                        track.values.push_back(v);
+                        finite &= std::isfinite(v);
+                        *out++ = v;
                     }
+                    if (!finite)
+                        return malformed(pose_offset(h, p), fmt::format("pose {}: channel value in frame {} is not finite", p, rec.first_frame + i));
                 }
                 anim.tracks.push_back(std::move(track));
                 return {};
@@ -334,7 +418,13 @@ void SceneBuilder::copy_meta() {
     meta.comment.assign(c.begin(), std::find(c.begin(), c.end(), uint8_t(0)));
     for (auto& x : f_.extensions) meta.extensions.push_back(PreservedExtension{f_.string_at(x.name), x.data});
     meta.has_stored_adjacency = f_.has_adjacency;
-    meta.stored_adjacency = f_.adjacency;
+    if (f_.lean_source.empty() || !f_.has_adjacency) {
+        meta.stored_adjacency = f_.adjacency;
+    } else {  // a lean parse checked the adjacency in place: one copy, into the scene
+        const uint8_t* p = f_.lean_source.data() + f_.header.ofs_adjacency;
+        detail::resize_huge(meta.stored_adjacency, f_.header.num_triangles);
+        for (auto& t : meta.stored_adjacency) t = {le32(p), le32(p + 4), le32(p + 8)}, p += triangle_size;
+    }
     for (auto& b : f_.bounds) meta.stored_bounds.push_back(FrameBounds{b.bbmins, b.bbmaxs, b.xyradius, b.radius});
 }
 
@@ -354,7 +444,7 @@ Expected<Scene> to_scene(const IqmFile& file, Warnings warnings) { return SceneB
 
 Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options) {
     Warnings warnings;
-    auto file = parse(bytes, options, warnings);
+    auto file = parse(bytes, options, warnings, true);  // lean: `bytes` outlives the scene building
     if (!file) return file.error();
     return to_scene(*file, std::move(warnings));
 }

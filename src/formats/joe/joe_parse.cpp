@@ -2,7 +2,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <type_traits>
 
+#include "core/huge_pages.hpp"
 #include "formats/joe/joe_layout.hpp"
 #include "io/byte_cursor.hpp"
 
@@ -14,6 +17,25 @@ Error malformed(uint64_t offset, std::string message) { return make_error(ErrorC
 
 uint32_t u32_at(std::span<const uint8_t> b, uint64_t at) {
     return uint32_t(b[at]) | uint32_t(b[at + 1]) << 8 | uint32_t(b[at + 2]) << 16 | uint32_t(b[at + 3]) << 24;
+}
+
+// Records whose memory layout is the file's (little-endian host, no padding) are copied in one
+// go instead of field by field.
+template <class T, size_t FileSize>
+constexpr bool bulk_copy() {
+    return std::endian::native == std::endian::little && sizeof(T) == FileSize && std::is_trivially_copyable_v<T>;
+}
+
+// `count` float vectors (the caller has checked the bytes are there).
+template <size_t N>
+void read_floats(io::ByteCursor& c, std::vector<std::array<float, N>>& out, uint32_t count) {
+    detail::resize_huge(out, count);
+    if (bulk_copy<std::array<float, N>, 4 * N>()) {
+        c.read_bytes(out.data(), uint64_t(count) * 4 * N);
+        return;
+    }
+    for (auto& v : out)
+        for (auto& x : v) x = c.f32();
 }
 
 const char* index_kind(int kind) { return kind == 0 ? "vertex" : kind == 1 ? "normal" : "texture"; }
@@ -79,11 +101,15 @@ Expected<JoeFile> parse(std::span<const uint8_t> bytes, const LoadOptions& optio
         if (!c.can_read(uint64_t(file.num_faces) * face_size))
             return malformed(c.pos(), fmt::format("frame {}: {} faces need {} bytes, {} left", fi, file.num_faces,
                                                   uint64_t(file.num_faces) * face_size, c.remaining()));
-        frame.faces.resize(file.num_faces);
-        for (auto& face : frame.faces) {
-            for (auto& i : face.vertex) i = c.u16();
-            for (auto& i : face.normal) i = c.u16();
-            for (auto& i : face.texcoord) i = c.u16();
+        detail::resize_huge(frame.faces, file.num_faces);
+        if (bulk_copy<Face, 18>()) {
+            c.read_bytes(frame.faces.data(), uint64_t(file.num_faces) * face_size);  // range checked above
+        } else {
+            for (auto& face : frame.faces) {
+                for (auto& i : face.vertex) i = c.u16();
+                for (auto& i : face.normal) i = c.u16();
+                for (auto& i : face.texcoord) i = c.u16();
+            }
         }
         frame.counts_offset = c.pos();
         if (!c.can_read(counts_size))
@@ -107,17 +133,11 @@ Expected<JoeFile> parse(std::span<const uint8_t> bytes, const LoadOptions& optio
             return malformed(c.pos(), fmt::format("frame {}: {} verts, {} normals and {} texcoords need {} bytes, {} left", fi,
                                                   frame.num_verts, frame.num_normals, frame.num_texcoords, need, c.remaining()));
         frame.verts_offset = c.pos();
-        frame.verts.resize(frame.num_verts);
-        for (auto& v : frame.verts)
-            for (auto& x : v) x = c.f32();
+        read_floats(c, frame.verts, frame.num_verts);
         frame.normals_offset = c.pos();
-        frame.normals.resize(frame.num_normals);
-        for (auto& n : frame.normals)
-            for (auto& x : n) x = c.f32();
+        read_floats(c, frame.normals, frame.num_normals);
         frame.texcoords_offset = c.pos();
-        frame.texcoords.resize(frame.num_texcoords);
-        for (auto& t : frame.texcoords)
-            for (auto& x : t) x = c.f32();
+        read_floats(c, frame.texcoords, frame.num_texcoords);
         // Indices are u16 (current VDrift; formats/joe.md §2), each checked against its own array.
         // VDrift substitutes one texcoord (0,0) for a file without any, which works when every
         // texture index is 0 (ct/glass.joe).

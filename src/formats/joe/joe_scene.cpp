@@ -2,10 +2,11 @@
 // formats/joe.md §3 steps 3-6, §5, §9 rules 3-4), frames 1.. as morph targets.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <unordered_map>
 
+#include "core/huge_pages.hpp"
 #include "formats/joe/joe_layout.hpp"
 
 namespace rigport::joe {
@@ -65,6 +66,76 @@ std::array<float, N> cleaned(std::array<float, N> v) {
 }
 Vec3 cleaned_normal(const Vec3& n) { return finite(n) ? n : Vec3{0, 0, 0}; }
 
+// Corner (vertex, texcoord, normal) -> welded vertex number. Most vertex indices come with one
+// texcoord and normal: that first pairing sits in an array indexed by the vertex index, which
+// the faces walk nearly in order. Further pairings (seams) go to a flat open-addressing table,
+// so a hostile file with one vertex index paired many ways still costs O(1) per corner.
+class CornerIndex {
+public:
+    // `seams`: about how many further pairings to expect (the table grows past it if needed).
+    CornerIndex(size_t num_verts, size_t seams) : first_(num_verts, Entry{0, none}) {
+        size_t n = 16;
+        while (n < seams * 2) n *= 2;
+        rehash(n);
+    }
+
+    // The number stored for the corner, or `fresh` after storing it.
+    uint32_t find_or_add(uint16_t vertex, uint16_t texcoord, uint16_t normal, uint32_t fresh) {
+        const uint32_t pairing = uint32_t(texcoord) | uint32_t(normal) << 16;
+        Entry& e = first_[vertex];
+        if (e.id == none) {
+            e = {pairing, fresh};
+            return fresh;
+        }
+        if (e.pairing == pairing) return e.id;
+        return find_or_add_extra(uint64_t(vertex) | uint64_t(pairing) << 16, fresh);
+    }
+
+private:
+    static constexpr uint32_t none = ~uint32_t(0);
+    static constexpr uint64_t empty = ~uint64_t(0);
+    struct Entry {
+        uint32_t pairing, id;
+    };
+    struct Slot {
+        uint64_t key;
+        uint32_t id;
+    };
+
+    uint32_t find_or_add_extra(uint64_t key, uint32_t fresh) {
+        for (size_t i = slot_of(key);; i = (i + 1) & mask_) {
+            Slot& s = slots_[i];
+            if (s.key == key) return s.id;
+            if (s.key == empty) {
+                s = {key, fresh};
+                if (++count_ * 2 > slots_.size()) rehash(slots_.size() * 2);  // at most half full
+                return fresh;
+            }
+        }
+    }
+    // The splitmix64 finalizer: index, texcoord and normal numbers move together in real files.
+    size_t slot_of(uint64_t key) const {
+        key ^= key >> 30, key *= 0xBF58476D1CE4E5B9ull;
+        key ^= key >> 27, key *= 0x94D049BB133111EBull;
+        return size_t((key ^ (key >> 31)) & mask_);
+    }
+    void rehash(size_t n) {
+        std::vector<Slot> old(n, Slot{empty, 0});
+        old.swap(slots_);
+        mask_ = n - 1;
+        for (const Slot& s : old)
+            if (s.key != empty) {
+                size_t i = slot_of(s.key);
+                while (slots_[i].key != empty) i = (i + 1) & mask_;
+                slots_[i] = s;
+            }
+    }
+
+    std::vector<Entry> first_;
+    std::vector<Slot> slots_;
+    size_t mask_ = 0, count_ = 0;
+};
+
 struct Corner {
     Vec3 position, normal;
     Vec2 texcoord;
@@ -107,32 +178,40 @@ Expected<Scene> to_scene(const JoeFile& file, Warnings warnings) {
     Mesh mesh;
     // Unique (vertex, texcoord, normal) triples numbered in first-seen order; faces and corner
     // order unchanged (VDrift never re-winds). first_corner[v] = the corner that made vertex v.
-    std::unordered_map<uint64_t, uint32_t> index;
-    index.reserve(f0.faces.size() * 3);
+    // Numbered first with a flat table, then the vertex arrays are filled at their final size.
+    // parse() checked every vertex index against verts. Seams: about as many as the normals or
+    // texcoords stored beyond one per vertex (flat-shaded parts have many).
+    const size_t spare = std::max(f0.normals.size(), f0.texcoords.size());
+    CornerIndex index(f0.verts.size(), std::min(f0.faces.size() * 3, spare > f0.verts.size() ? spare - f0.verts.size() : 0));
     std::vector<uint32_t> first_corner;
-    mesh.triangles.resize(f0.faces.size());
-    mesh.texcoords.resize(1);
+    first_corner.reserve(f0.faces.size() * 3);
+    detail::resize_huge(mesh.triangles, f0.faces.size());
     uint64_t degenerate = 0;
     std::optional<uint64_t> first_degenerate;
     for (size_t f = 0; f < f0.faces.size(); ++f) {
         const Face& face = f0.faces[f];
         for (int k = 0; k < 3; ++k) {
-            const uint64_t key = uint64_t(face.vertex[k]) | uint64_t(face.texcoord[k]) << 16 | uint64_t(face.normal[k]) << 32;
-            auto [it, added] = index.try_emplace(key, uint32_t(mesh.positions.size()));
-            if (added) {
-                const Corner c = corner(f0, face, k);
-                mesh.positions.push_back(c.position);
-                mesh.normals.push_back(c.normal);
-                mesh.texcoords[0].push_back(c.texcoord);
-                first_corner.push_back(uint32_t(3 * f + k));
-            }
-            mesh.triangles[f][k] = it->second;
+            const uint32_t v = index.find_or_add(face.vertex[k], face.texcoord[k], face.normal[k], uint32_t(first_corner.size()));
+            if (v == first_corner.size()) first_corner.push_back(uint32_t(3 * f + k));
+            mesh.triangles[f][k] = v;
         }
         if (face.vertex[0] == face.vertex[1] || face.vertex[1] == face.vertex[2] || face.vertex[0] == face.vertex[2])
             if (!degenerate++) first_degenerate = face_offset(f0, f);
     }
     warn_n(scene.warnings, WarningCode::DegenerateTriangle, "frame 0: degenerate faces (a repeated vertex index; kept, as VDrift does)",
            degenerate, first_degenerate);
+    const size_t num_vertices = first_corner.size();
+    detail::resize_huge(mesh.positions, num_vertices);
+    detail::resize_huge(mesh.normals, num_vertices);
+    mesh.texcoords.resize(1);
+    detail::resize_huge(mesh.texcoords[0], num_vertices);
+    for (size_t v = 0; v < num_vertices; ++v) {
+        const uint32_t c = first_corner[v];
+        const Corner corner_values = corner(f0, f0.faces[c / 3], int(c % 3));
+        mesh.positions[v] = corner_values.position;
+        mesh.normals[v] = corner_values.normal;
+        mesh.texcoords[0][v] = corner_values.texcoord;
+    }
 
     // Frames 1..: the same face count (num_faces is global); each becomes a morph target when its
     // corners agree with frame 0's welding (corners sharing a vertex in frame 0 share its values).
