@@ -13,6 +13,7 @@ packages=(
   libglm-dev libmeshoptimizer-dev libsimdjson-dev libstb-dev libpugixml-dev libfast-float-dev
   clang-14 libclang-rt-14-dev
   assimp-utils libassimp-dev libcal3d12-dev
+  python3 time
 )
 
 sudo=()

@@ -297,7 +297,7 @@ TEST(BoundedWork, WarningsDeduplicateInConstantTime) {
     ASSERT_EQ(w.items.size(), 50000u);
     EXPECT_EQ(w.items[123].count, 2u);
     // A list appended to directly (merging) is still deduplicated afterwards.
-    w.items.push_back(Warning{WarningCode::DroppedData, "merged", 1, std::nullopt});
+    w.items.push_back(Warning{WarningCode::DroppedData, "merged", 1, std::nullopt, {}});
     w.add(WarningCode::DroppedData, "merged");
     EXPECT_EQ(w.items.size(), 50001u);
     EXPECT_EQ(w.items.back().count, 2u);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <type_traits>
 
 #include "formats/cal3d/cal3d_layout.hpp"
 #include "io/byte_cursor.hpp"
@@ -39,23 +41,24 @@ public:
     Error bad(std::string message, uint64_t at) const { return make_error(ErrorCode::Malformed, std::move(message), at); }
 
     // A count read from the file: >= min, <= max_elements, and count * min_bytes must fit in
-    // what is left (so nothing is allocated for bytes the file does not have).
-    std::optional<Error> count(int32_t value, uint64_t at, std::string_view what, uint64_t min_bytes_each, int32_t min = 0) const {
-        if (value < min) return bad(fmt::format("{} {} < {}", what, value, min), at);
-        if (uint64_t(value) > options_.max_elements)
-            return make_error(ErrorCode::LimitExceeded, fmt::format("{} {} exceeds the limit {}", what, value, options_.max_elements), at);
-        if (!io::range_fits(c.pos(), uint64_t(value), min_bytes_each, c.size()))
-            return bad(fmt::format("{} {} needs at least {} bytes, only {} are left", what, value, uint64_t(value) * min_bytes_each, c.remaining()), at);
-        return std::nullopt;
+    // what is left (so nothing is allocated for bytes the file does not have). `what` names it in
+    // the error: a string, or a function making one, so a per-vertex count formats nothing unless
+    // it is wrong.
+    template <class What>
+    std::optional<Error> count(int32_t value, uint64_t at, const What& what, uint64_t min_bytes_each, int32_t min = 0) const {
+        if (value >= min && uint64_t(value) <= options_.max_elements && io::range_fits(c.pos(), uint64_t(value), min_bytes_each, c.size()))
+            return std::nullopt;
+        return count_error(value, at, name_of(what), min_bytes_each, min);
     }
 
     // int32 len + len bytes; the text ends at the first NUL (a missing NUL is warned, §2).
-    std::optional<Error> string(std::string& out, std::string_view what) {
+    template <class What>
+    std::optional<Error> string(std::string& out, const What& what) {
         const uint64_t at = c.pos();
         const int32_t len = c.i32();
-        if (!c.ok()) return short_read(what);
+        if (!c.ok()) return short_read(name_of(what));
         if (len < 0 || uint64_t(len) > c.remaining())
-            return bad(fmt::format("{}: string length {} with {} bytes left", what, len, c.remaining()), at);
+            return bad(fmt::format("{}: string length {} with {} bytes left", name_of(what), len, c.remaining()), at);
         out.resize(size_t(len));
         c.read_bytes(out.data(), uint64_t(len));
         const size_t nul = out.find('\0');
@@ -92,6 +95,20 @@ public:
     Warnings& warnings() { return warnings_; }
 
 private:
+    template <class What>
+    static std::string name_of(const What& what) {
+        if constexpr (std::is_invocable_v<const What&>)
+            return what();
+        else
+            return std::string(what);
+    }
+    std::optional<Error> count_error(int32_t value, uint64_t at, std::string_view what, uint64_t min_bytes_each, int32_t min) const {
+        if (value < min) return bad(fmt::format("{} {} < {}", what, value, min), at);
+        if (uint64_t(value) > options_.max_elements)
+            return make_error(ErrorCode::LimitExceeded, fmt::format("{} {} exceeds the limit {}", what, value, options_.max_elements), at);
+        return bad(fmt::format("{} {} needs at least {} bytes, only {} are left", what, value, uint64_t(value) * min_bytes_each, c.remaining()), at);
+    }
+
     const LoadOptions& options_;
     Warnings& warnings_;
 };

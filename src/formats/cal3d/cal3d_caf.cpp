@@ -162,7 +162,7 @@ Expected<Scene> read_caf(std::span<const uint8_t> bytes, const LoadOptions& opti
         const int32_t key_count = r.c.i32();
         if (!r.c.ok()) return r.short_read(fmt::format("track {}", i));
         if (t.bone < 0 || t.bone > max_bone_id) return r.bad(fmt::format("track {}: boneId {} not in [0, {}]", i, t.bone, max_bone_id), t.offset);
-        if (auto e = r.count(key_count, keys_at, fmt::format("track {} keyCount", i), quantised ? 12 : 32, 1)) return *e;
+        if (auto e = r.count(key_count, keys_at, [&] { return fmt::format("track {} keyCount", i); }, quantised ? 12 : 32, 1)) return *e;
         t.keys.reserve(size_t(key_count));
         auto e = quantised ? read_quantised_keys(r, key_count, duration, t) : read_float_keys(r, key_count, t);
         if (e) return *e;

@@ -45,7 +45,7 @@ std::optional<Error> read_morph(BinaryReader& r, Family family, int32_t vertex_c
     const uint64_t count_at = r.c.pos();
     const int32_t count = r.c.i32();
     if (!r.c.ok()) return r.short_read("morph blend vertex count");
-    if (auto e = r.count(count, count_at, fmt::format("morph '{}' blend vertex count", morph.name), blend_size)) return e;
+    if (auto e = r.count(count, count_at, [&] { return fmt::format("morph '{}' blend vertex count", morph.name); }, blend_size)) return e;
     for (int32_t i = 0; i < count; ++i) {
         const uint64_t at = r.c.pos();
         const int32_t id = r.c.i32();
@@ -100,7 +100,7 @@ std::optional<Error> read_submesh(BinaryReader& r, Family family, uint32_t index
         const uint64_t inf_at = r.c.pos();
         const int32_t influences = r.c.i32();
         if (!r.c.ok()) return r.short_read(fmt::format("{} vertex {}", where, v));
-        if (auto e = r.count(influences, inf_at, fmt::format("{} vertex {} influenceCount", where, v), 8)) return e;
+        if (auto e = r.count(influences, inf_at, [&] { return fmt::format("{} vertex {} influenceCount", where, v); }, 8)) return e;
         for (int32_t i = 0; i < influences; ++i) {
             const int32_t bone = r.c.i32();
             const float weight = r.finite(r.c.f32(), inf_at);

@@ -27,9 +27,9 @@ Expected<Scene> read_crf(std::span<const uint8_t> bytes, const LoadOptions& opti
     mark_alpha_zero(scene, ambient, diffuse, specular);
     for (int32_t i = 0; i < map_count; ++i) {
         TextureMap map;
-        if (auto e = r.string(map.uri, fmt::format("map {} filename", i))) return *e;
+        if (auto e = r.string(map.uri, [&] { return fmt::format("map {} filename", i); })) return *e;
         if (typed)
-            if (auto e = r.string(map.type_name, fmt::format("map {} type", i))) return *e;
+            if (auto e = r.string(map.type_name, [&] { return fmt::format("map {} type", i); })) return *e;
         map.type = texture_type(map.type_name);
         m.maps.push_back(std::move(map));
     }
@@ -59,13 +59,13 @@ Expected<Scene> read_cpf(std::span<const uint8_t> bytes, const LoadOptions& opti
         if (by_id) {
             t.morph_id = r.c.i32();
             t.mesh_id = 0;
-        } else if (auto e = r.string(t.morph_name, fmt::format("track {} morph name", i))) {
+        } else if (auto e = r.string(t.morph_name, [&] { return fmt::format("track {} morph name", i); })) {
             return *e;
         }
         const uint64_t keys_at = r.c.pos();
         const int32_t key_count = r.c.i32();
         if (!r.c.ok()) return r.short_read(fmt::format("track {}", i));
-        if (auto e = r.count(key_count, keys_at, fmt::format("track {} keyCount", i), 8)) return *e;
+        if (auto e = r.count(key_count, keys_at, [&] { return fmt::format("track {} keyCount", i); }, 8)) return *e;
         for (int32_t k = 0; k < key_count; ++k) {
             const uint64_t at = r.c.pos();
             t.times.push_back(r.finite(r.c.f32(), at));

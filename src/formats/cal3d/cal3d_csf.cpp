@@ -23,7 +23,7 @@ Expected<Scene> read_csf(std::span<const uint8_t> bytes, const LoadOptions& opti
     for (int32_t i = 0; i < bone_count; ++i) {
         Bone& b = bones[size_t(i)];
         b.offset = r.c.pos();
-        if (auto e = r.string(b.name, fmt::format("bone {} name", i))) return *e;
+        if (auto e = r.string(b.name, [&] { return fmt::format("bone {} name", i); })) return *e;
         b.translation = r.vec3();
         b.rotation = r.quat();
         b.local_translation = r.vec3();
@@ -37,7 +37,7 @@ Expected<Scene> read_csf(std::span<const uint8_t> bytes, const LoadOptions& opti
         const uint64_t children_at = r.c.pos();
         const int32_t child_count = r.c.i32();
         if (!r.c.ok()) return r.short_read(fmt::format("bone {}", i));
-        if (auto e = r.count(child_count, children_at, fmt::format("bone {} childCount", i), 4)) return *e;
+        if (auto e = r.count(child_count, children_at, [&] { return fmt::format("bone {} childCount", i); }, 4)) return *e;
         b.children.resize(size_t(child_count));
         for (auto& c : b.children) c = r.c.i32();
         r.finite(b.translation, b.offset);
