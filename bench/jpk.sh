@@ -2,10 +2,10 @@
 # JPK extract benchmark (issue 17 goal 5): generates a pack of 737 members (~510 KB, in 8
 # folders, sizes 64..1,264 bytes from a fixed seed) with `rigport pack create`, then times
 # `rigport pack extract PACK -o OUT` into an existing folder (every member replaced, as a
-# re-extract does) REPEAT times for each binary, interleaved (A B A B ...), and prints the median
-# wall time and the median user+system CPU time.
+# re-extract does; with --fresh into a new folder each time) REPEAT times for each binary,
+# interleaved (A B A B ...), and prints the median wall time and the median user+system CPU time.
 #
-#   bench/jpk.sh [RIGPORT_BINARY ...] [--members N] [--repeat R]
+#   bench/jpk.sh [RIGPORT_BINARY ...] [--members N] [--repeat R] [--fresh]
 #
 # Defaults: build/rigport, 737 members, 11 repeats. Uses a temporary folder.
 set -euo pipefail
@@ -14,10 +14,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 binaries=()
 members=737
 repeat=11
+fresh=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --members) members="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
+    --fresh) fresh=1; shift ;;
     -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) binaries+=("$1"); shift ;;
   esac
@@ -45,13 +47,14 @@ awk -v n="$members" -v dir="$src" 'BEGIN {
 }'
 pack="$work/bench.jpk"
 "${binaries[0]}" pack create "$src" -o "$pack"
-echo "pack: $members members, $(stat -c %s "$pack") bytes; extract into an existing folder; median of $repeat"
+echo "pack: $members members, $(stat -c %s "$pack") bytes; extract into $([ $fresh = 1 ] && echo "a new" || echo "an existing") folder; median of $repeat"
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 declare -A walls cpus
 for ((k = 0; k < ${#binaries[@]}; ++k)); do "${binaries[k]}" pack extract "$pack" -o "$work/out$k"; done  # first extract: folders made
 for ((r = 0; r < repeat; ++r)); do
   for ((k = 0; k < ${#binaries[@]}; ++k)); do
+    [ $fresh = 0 ] || rm -rf "$work/out$k"
     /usr/bin/time -f "%e %U %S" -o "$work/time" "${binaries[k]}" pack extract "$pack" -o "$work/out$k"
     read -r e u s <"$work/time"
     walls[$k]+="$e "
