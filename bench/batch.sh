@@ -2,15 +2,16 @@
 # Batch conversion benchmark (issue 16): generates a folder of N models of mixed formats from the
 # built-in sample (IQM, IQE, glTF binary, VDrift JOE, Cal3D .cfg characters with their parts,
 # MD5 mesh + animations), then times `rigport batch GEN -o OUT --format FMT -j J` for each J,
-# REPEAT times, and prints the median wall time and models per second.
+# REPEAT times, and prints the median wall time, the median user+system CPU time and models per
+# second. With several binaries (before and after a change) the runs alternate A B A B ...
 #
-#   bench/batch.sh [RIGPORT_BINARY] [--models N] [--format FMT] [--jobs "1 2"] [--repeat R]
+#   bench/batch.sh [RIGPORT_BINARY ...] [--models N] [--format FMT] [--jobs "1 2"] [--repeat R]
 #
 # Defaults: build/rigport, 500 models, glb, jobs 1 and 2, 5 repeats. Uses a temporary folder.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-rigport="$root/build/rigport"
+binaries=()
 models=500
 format=glb
 jobs="1 2"
@@ -22,10 +23,12 @@ while [ $# -gt 0 ]; do
     --jobs) jobs="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) rigport="$1"; shift ;;
+    *) binaries+=("$1"); shift ;;
   esac
 done
-[ -x "$rigport" ] || { echo "batch.sh: no rigport binary at $rigport (scripts/build.sh first)" >&2; exit 2; }
+[ ${#binaries[@]} -gt 0 ] || binaries=("$root/build/rigport")
+for b in "${binaries[@]}"; do [ -x "$b" ] || { echo "batch.sh: no rigport binary at $b (scripts/build.sh first)" >&2; exit 2; }; done
+rigport="${binaries[0]}"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -52,20 +55,25 @@ done
 files=$(find "$gen" -type f | wc -l)
 bytes=$(du -sb "$gen" | cut -f1)
 echo "generated $models models ($files files, $bytes bytes) in $gen: ${kinds[*]}, round robin"
-echo "rigport: $rigport; batch --format $format; $(nproc) hardware threads; median of $repeat"
+echo "batch --format $format; $(nproc) hardware threads; median of $repeat; wall and user+system CPU"
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for j in $jobs; do
-  times=()
+  declare -A walls=() cpus=()
   for ((r = 0; r < repeat; ++r)); do
-    rm -rf "$work/out"
-    start=$(date +%s.%N)
-    "$rigport" batch "$gen" -o "$work/out" --format "$format" -j "$j" -q 2>"$work/log" || { grep -m3 FAILED "$work/log"; tail -1 "$work/log"; exit 1; }
-    end=$(date +%s.%N)
-    times+=("$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", b - a }')")
+    for ((k = 0; k < ${#binaries[@]}; ++k)); do
+      rm -rf "$work/out"
+      /usr/bin/time -f "%e %U %S" -o "$work/time" "${binaries[k]}" batch "$gen" -o "$work/out" --format "$format" -j "$j" -q 2>"$work/log" ||
+        { grep -m3 FAILED "$work/log"; tail -1 "$work/log"; exit 1; }
+      read -r e u s <"$work/time"
+      walls[$k]+="$e "
+      cpus[$k]+="$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }') "
+    done
   done
-  m=$(printf '%s\n' "${times[@]}" | median)
-  summary=$(tail -1 "$work/log")
-  printf -- "-j %s: %.3f s median (%s), %.0f models/s; last run: %s\n" "$j" "$m" "$(printf '%.3f ' "${times[@]}")" \
-    "$(awk -v n="$models" -v t="$m" 'BEGIN { print n / t }')" "$summary"
+  for ((k = 0; k < ${#binaries[@]}; ++k)); do
+    m=$(printf '%s\n' ${walls[$k]} | median)
+    c=$(printf '%s\n' ${cpus[$k]} | median)
+    printf -- "%s -j %s: %.3f s median (%s), CPU %.3f s, %.0f models/s\n" "${binaries[k]}" "$j" "$m" "${walls[$k]}" "$c" \
+      "$(awk -v n="$models" -v t="$m" 'BEGIN { print n / t }')"
+  done
 done

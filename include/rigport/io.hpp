@@ -192,7 +192,55 @@ Expected<std::vector<uint8_t>> save_bytes(const Scene& scene, const std::string&
 // place, and the renames run under a lock on the output's folder, so a failure leaves every old
 // file as it was and two runs writing the same output never mix their files. Temporaries left by
 // a process that no longer runs are removed. A stdout path (is_stdout_path) streams the main file.
+// A WriteGroup of one output: the files are made durable in one step before the renames.
 Status write_output(const std::string& path, const Output& output, const WriteOptions& options = {});
+
+// Outputs written as one, with one durability step for all of them (a JPK extract's members, a
+// batch's models). stage() checks an output as write_output does and writes each of its files
+// under a temporary name beside it, without syncing; commit() then makes every staged byte
+// durable at once (the file's fsync for a single file, else one syncfs per filesystem), renames
+// each output's files into place (side files first, the main file last, under a lock on its
+// folder) and makes the renames durable once (the folder's fsync when all went into one folder,
+// else one syncfs per filesystem again). So a failure while staging, or a crash before
+// the commit, replaces nothing and leaves only temporaries (removed by the next write into that
+// folder); a crash during the commit leaves each file old or new, never partial. A failed rename
+// stops its group there: earlier outputs of it are in place, the rest are discarded. What is
+// still staged when the group is destroyed is removed. One group is used by one thread at a time.
+class WriteGroup {
+public:
+    WriteGroup();
+    WriteGroup(WriteGroup&& other) noexcept;
+    WriteGroup& operator=(WriteGroup&& other) noexcept;
+    ~WriteGroup();
+
+    // One output: the main file at path and output's side files beside it (not standard output).
+    Status stage(const std::string& path, const Output& output, const WriteOptions& options = {});
+    Status stage(const std::string& path, std::span<const uint8_t> bytes, const WriteOptions& options = {});
+    Status commit();
+    // Removes every staged temporary; nothing is replaced.
+    void discard() noexcept;
+    size_t file_count() const;
+
+private:
+    friend std::vector<Status> commit_groups(std::span<WriteGroup* const> groups);
+    static std::vector<Status> commit_all(std::span<WriteGroup* const> groups);
+    Status stage_files(const std::string& path, std::span<const uint8_t> main_bytes, std::span<const OutputFile> side_files,
+                       const WriteOptions& options);
+
+    struct File {
+        std::string temporary, path, shown;  // shown: the name errors give (before following symlinks)
+    };
+    struct Staged {
+        std::vector<File> files;  // side files first, the main file last
+    };
+    std::vector<Staged> outputs_;
+    std::vector<std::string> cleaned_;  // folders whose stale temporaries were removed
+};
+
+// Commits several groups with one durability step for all (WriteGroup::commit for each, but one
+// syncfs): one Status per group, in order. A batch commits its models' groups this way.
+std::vector<Status> commit_groups(std::span<WriteGroup* const> groups);
+
 // save_output + write_output.
 Status save(const Scene& scene, const std::string& path, const SaveOptions& options = {});
 

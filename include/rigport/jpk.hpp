@@ -68,7 +68,8 @@ std::optional<std::pair<std::string, std::string>> split_jpk_member_path(const s
 // Writes every member (the last of duplicates) under dir, creating dir and subfolders; refuses
 // unsafe names and any path that would resolve outside dir (a symlinked subfolder). Returns the
 // names written, in FAT order. Every member's target passes check_output (options.protect: the
-// pack itself) before the first is written.
+// pack itself) before the first is written. All members are staged, then made durable in one
+// step and renamed (WriteGroup): a member that fails to write replaces nothing.
 Expected<std::vector<std::string>> extract_jpk(std::span<const uint8_t> pack_bytes, const std::string& dir,
                                                const WriteOptions& options = {});
 // The regular files under dir (recursively, names relative with '/'), sorted by name, as members.

@@ -1,5 +1,5 @@
-// Atomic replacement in two steps, so several files (a .gltf and its .bin) are all written out
-// before any of them replaces what was there.
+// Atomic replacement, first step: a file written under a temporary name beside its target. The
+// WriteGroup (io.hpp) makes its staged files durable in one step, then renames them into place.
 #pragma once
 
 #include <cstdint>
@@ -10,15 +10,13 @@
 
 namespace rigport::detail {
 
-// A file written and flushed under a temporary name beside its target, not yet in place.
+// A file written under a temporary name beside its target: not yet synced, not yet in place.
 struct StagedFile {
     std::string temporary, path;
 };
 
+// Writes bytes to "PATH.rigport-tmp-PID-XXXXXXXX" (keeping the permission bits of a file it will
+// replace), without fsync; on failure nothing is left behind.
 Expected<StagedFile> stage_file(const std::string& path, std::span<const uint8_t> bytes);
-// Renames the temporary over the target (removing the temporary if that fails).
-Status commit_file(const StagedFile& file);
-// Removes the temporary; the target is untouched.
-void discard_file(const StagedFile& file);
 
 }  // namespace rigport::detail

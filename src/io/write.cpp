@@ -1,5 +1,6 @@
-// Writing outputs safely: checks before any work, temporaries beside each target, renames under a
-// folder lock, stale temporaries of dead runs removed (io.hpp write_output, check_output).
+// Writing outputs safely: checks before any work, temporaries beside each target, one durability
+// step per group of outputs, renames under a folder lock, stale temporaries of dead runs removed
+// (io.hpp WriteGroup, write_output, check_output).
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -8,10 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <set>
 
@@ -131,6 +135,14 @@ void remove_stale_temporaries(const std::string& folder) {
     for (auto& name : stale) ::unlink((fs::path(folder.empty() ? "." : folder) / name).c_str());
 }
 
+// A temporary's suffix: a random start taken once per process, then a step per file (a
+// random_device per file cost 3% of a batch); unique within the process, the PID tells processes apart.
+uint32_t temporary_suffix() {
+    static const uint32_t start = std::random_device{}();
+    static std::atomic<uint32_t> count{0};
+    return start + count.fetch_add(1, std::memory_order_relaxed) * 0x9e3779b9u;
+}
+
 Status write_all(int fd, std::span<const uint8_t> bytes, const std::string& path) {
     size_t done = 0;
     while (done < bytes.size()) {
@@ -142,26 +154,56 @@ Status write_all(int fd, std::span<const uint8_t> bytes, const std::string& path
     return Ok{};
 }
 
-// Holds an exclusive flock on a folder while the staged files are renamed into it.
+// Holds an exclusive flock on a folder while staged files are renamed into it, so two runs writing
+// the same output never mix their files. Reused while consecutive outputs share a folder.
 class FolderLock {
 public:
-    explicit FolderLock(const std::string& folder) : fd_(::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    FolderLock() = default;
+    ~FolderLock() { release(); }
+    FolderLock(const FolderLock&) = delete;
+    FolderLock& operator=(const FolderLock&) = delete;
+
+    void hold(const std::string& folder) {
+        if (fd_ >= 0 && folder == folder_) return;
+        release();
+        folder_ = folder;
+        fd_ = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd_ >= 0)
             while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
             }
     }
-    ~FolderLock() {
-        if (fd_ >= 0) {
-            ::fsync(fd_);  // the renames reach the disk with the data
-            ::close(fd_);  // releases the lock
-        }
+    void release() {
+        if (fd_ >= 0) ::close(fd_);  // releases the lock
+        fd_ = -1;
     }
-    FolderLock(const FolderLock&) = delete;
-    FolderLock& operator=(const FolderLock&) = delete;
 
 private:
-    int fd_;
+    int fd_ = -1;
+    std::string folder_;
 };
+
+// fsync of a file or folder by name (the write's fd is closed by then).
+Status sync_path(const std::string& path, const std::string& shown, bool folder) {
+    const int fd = ::open(path.empty() ? "." : path.c_str(), (folder ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+    if (fd < 0) return os_error(ErrorCode::WriteFailed, shown, "cannot open for syncing");
+    Status st = Ok{};
+    if (::fsync(fd) != 0) st = os_error(ErrorCode::WriteFailed, shown, "write failed");
+    ::close(fd);
+    return st;
+}
+
+// syncfs of the filesystem holding folder: every dirty page of it, ours among them, in one step
+// (one journal commit instead of one per file).
+Status sync_filesystem(const std::string& folder, const std::string& shown) {
+    const int fd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return os_error(ErrorCode::WriteFailed, shown, "cannot open the output folder for syncing");
+    Status st = Ok{};
+    if (::syncfs(fd) != 0) st = os_error(ErrorCode::WriteFailed, shown, "write failed");
+    ::close(fd);
+    return st;
+}
+
+std::string folder_of(const std::string& path) { return fs::path(path).parent_path().string(); }
 
 }  // namespace
 
@@ -171,17 +213,21 @@ namespace detail {
 
 Expected<StagedFile> stage_file(const std::string& path, std::span<const uint8_t> bytes) {
     // The temporary sits beside its target so the rename cannot cross filesystems. A file that
-    // is replaced keeps its permission bits.
-    std::random_device rd;
-    const std::string tmp = fmt::format("{}{}{}-{:08x}", path, tmp_marker, ::getpid(), rd());
+    // is replaced keeps its permission bits. No fsync here: the group's commit makes every
+    // staged file durable in one step before any rename.
     mode_t mode = 0666;
     struct stat old {};
     const bool replacing = ::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode);
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    std::string tmp;
+    int fd = -1;
+    for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {  // another file of that name: the next suffix
+        tmp = fmt::format("{}{}{}-{:08x}", path, tmp_marker, ::getpid(), temporary_suffix());
+        fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        if (fd < 0 && errno != EEXIST) break;
+    }
     if (fd < 0) return os_error(ErrorCode::WriteFailed, path, "cannot create a temporary file beside the output");
     Status st = write_all(fd, bytes, path);
     if (st && replacing && ::fchmod(fd, old.st_mode & 07777) != 0) st = os_error(ErrorCode::WriteFailed, path, "cannot set permissions");
-    if (st && ::fsync(fd) != 0) st = os_error(ErrorCode::WriteFailed, path, "write failed");
     if (::close(fd) != 0 && st) st = os_error(ErrorCode::WriteFailed, path, "write failed");
     if (!st) {
         ::unlink(tmp.c_str());
@@ -190,16 +236,6 @@ Expected<StagedFile> stage_file(const std::string& path, std::span<const uint8_t
     return StagedFile{tmp, path};
 }
 
-Status commit_file(const StagedFile& file) {
-    if (::rename(file.temporary.c_str(), file.path.c_str()) != 0) {
-        auto e = os_error(ErrorCode::WriteFailed, file.path, "cannot replace the output");
-        ::unlink(file.temporary.c_str());
-        return e;
-    }
-    return Ok{};
-}
-
-void discard_file(const StagedFile& file) { ::unlink(file.temporary.c_str()); }
 
 }  // namespace detail
 
@@ -214,17 +250,38 @@ Status check_output(const std::string& path, const WriteOptions& options) {
     return detail::guarded(path, "checking the output", [&] { return check_output_unguarded(path, options); });
 }
 
-namespace {
+// ---- WriteGroup ---------------------------------------------------------------------------------
 
-Status write_files(const std::string& path, std::span<const uint8_t> main_bytes, std::span<const OutputFile> side_files,
-                   const WriteOptions& options) {
-    if (is_stdout_path(path)) {
-        if (!side_files.empty())
-            return write_error(ErrorCode::Unsupported, path,
-                               fmt::format("this output needs a side file ('{}'), which standard output cannot carry",
-                                           side_files.front().name));
-        return write_all(STDOUT_FILENO, main_bytes, "standard output");
+WriteGroup::WriteGroup() = default;
+WriteGroup::WriteGroup(WriteGroup&& other) noexcept = default;
+WriteGroup& WriteGroup::operator=(WriteGroup&& other) noexcept {
+    if (this != &other) {
+        discard();
+        outputs_ = std::move(other.outputs_);
+        cleaned_ = std::move(other.cleaned_);
+        other.outputs_.clear();
     }
+    return *this;
+}
+WriteGroup::~WriteGroup() { discard(); }
+
+void WriteGroup::discard() noexcept {
+    for (auto& out : outputs_)
+        for (auto& f : out.files)
+            if (!f.temporary.empty()) ::unlink(f.temporary.c_str());  // empty: renamed into place
+    outputs_.clear();
+}
+
+size_t WriteGroup::file_count() const {
+    size_t n = 0;
+    for (auto& out : outputs_) n += out.files.size();
+    return n;
+}
+
+Status WriteGroup::stage_files(const std::string& path, std::span<const uint8_t> main_bytes, std::span<const OutputFile> side_files,
+                               const WriteOptions& options) {
+    if (is_stdout_path(path))
+        return write_error(ErrorCode::InvalidArgument, path, "standard output cannot be staged; write_output streams it");
     // Every target is checked, then written out under a temporary name: a failure leaves all the
     // old files as they were (never a new .bin beside an old .gltf).
     const auto protect = protected_ids(options);
@@ -245,20 +302,24 @@ Status write_files(const std::string& path, std::span<const uint8_t> main_bytes,
         if (auto st = check_target(shown, *resolved, options, protect); !st) return st;
         targets.push_back({shown, *resolved, main ? main_bytes : std::span<const uint8_t>(side_files[i].bytes)});
     }
-    std::set<std::string> folders;
-    for (auto& t : targets) folders.insert(fs::path(t.path).parent_path().string());
-    for (auto& f : folders) remove_stale_temporaries(f);
-
-    // Whatever is still staged when this returns (a failure, or an exception such as bad_alloc
-    // on its way to the guard) is removed: no temporary outlives a failed run.
-    struct Staged {
-        std::vector<detail::StagedFile> files;
-        size_t committed = 0;
-        ~Staged() {
-            for (size_t i = committed; i < files.size(); ++i) detail::discard_file(files[i]);
+    for (auto& t : targets)
+        if (std::string f = folder_of(t.path); std::find(cleaned_.begin(), cleaned_.end(), f) == cleaned_.end()) {
+            remove_stale_temporaries(f);
+            cleaned_.push_back(std::move(f));
         }
-    } staged;
-    staged.files.reserve(targets.size());
+
+    // Whatever of this output is staged when a file fails (or an exception such as bad_alloc
+    // passes on its way to the guard) is removed; outputs staged before stay staged.
+    Staged out;
+    struct Cleanup {
+        Staged& out;
+        bool keep = false;
+        ~Cleanup() {
+            if (!keep)
+                for (auto& f : out.files) ::unlink(f.temporary.c_str());
+        }
+    } cleanup{out};
+    out.files.reserve(targets.size());
     for (auto& t : targets) {
         auto file = detail::stage_file(t.path, t.bytes);
         if (!file) {
@@ -266,25 +327,134 @@ Status write_files(const std::string& path, std::span<const uint8_t> main_bytes,
             e.path = t.shown;
             return e;
         }
-        staged.files.push_back(std::move(*file));
+        out.files.push_back({std::move(file->temporary), std::move(file->path), t.shown});
     }
-    // Side files first, the main file last, all under one lock on the main file's folder.
-    FolderLock lock(fs::path(targets.back().path).parent_path().string());
-    for (auto& file : staged.files) {
-        ++staged.committed;  // commit_file removes its temporary itself when the rename fails
-        if (auto st = detail::commit_file(file); !st) return st;
-    }
+    outputs_.push_back(std::move(out));
+    cleanup.keep = true;  // the temporaries now belong to outputs_
     return Ok{};
 }
 
-}  // namespace
+Status WriteGroup::stage(const std::string& path, const Output& output, const WriteOptions& options) {
+    return detail::guarded(path, "writing", [&] { return stage_files(path, output.bytes, output.side_files, options); });
+}
+
+Status WriteGroup::stage(const std::string& path, std::span<const uint8_t> bytes, const WriteOptions& options) {
+    return detail::guarded(path, "writing", [&] { return stage_files(path, bytes, {}, options); });
+}
+
+Status WriteGroup::commit() {
+    WriteGroup* self = this;
+    return commit_groups(std::span<WriteGroup* const>(&self, 1)).front();
+}
+
+std::vector<Status> WriteGroup::commit_all(std::span<WriteGroup* const> groups) {
+    std::vector<Status> results(groups.size(), Ok{});
+    auto fail_all = [&](const Error& e) {
+        for (size_t g = 0; g < groups.size(); ++g)
+            if (!groups[g]->outputs_.empty()) results[g] = e;
+        for (auto* g : groups) g->discard();
+        return results;
+    };
+    // 1. Durability of the contents, before anything is renamed: a crash from here on leaves every
+    // target old or new, never a renamed file whose data had not reached the disk. One staged file:
+    // its fsync. More: one syncfs per filesystem written to (their temporaries sit beside their
+    // targets, so a folder's device is its files' device).
+    size_t files = 0;
+    const WriteGroup::File* only = nullptr;
+    std::map<dev_t, std::pair<std::string, std::string>> filesystems;  // device -> a folder on it, a file shown in errors
+    for (auto* g : groups)
+        for (auto& out : g->outputs_)
+            for (auto& f : out.files) {
+                ++files;
+                only = &f;
+                const std::string folder = folder_of(f.path);
+                struct stat st {};
+                if (::stat(folder.empty() ? "." : folder.c_str(), &st) != 0)
+                    return fail_all(os_error(ErrorCode::WriteFailed, f.shown, "cannot inspect the output folder"));
+                filesystems.emplace(st.st_dev, std::make_pair(folder, f.shown));
+            }
+    if (files == 0) return results;
+    if (files == 1) {
+        if (auto st = sync_path(only->temporary, only->shown, false); !st) return fail_all(st.error());
+    } else {
+        for (auto& [dev, where] : filesystems)
+            if (auto st = sync_filesystem(where.first, where.second); !st) return fail_all(st.error());
+    }
+    // 2. Renames: each output's side files first, its main file last, under a lock on the main
+    // file's folder. A failed rename stops its group: the rest of it is discarded, the old files
+    // stay.
+    std::map<std::string, std::vector<size_t>> renamed_into;  // folder -> groups that renamed into it
+    {
+        FolderLock lock;
+        for (size_t g = 0; g < groups.size(); ++g) {
+            auto& outputs = groups[g]->outputs_;
+            for (size_t o = 0; o < outputs.size() && results[g]; ++o) {
+                auto& out = outputs[o];
+                lock.hold(folder_of(out.files.back().path));
+                for (size_t k = 0; k < out.files.size(); ++k) {
+                    auto& f = out.files[k];
+                    if (::rename(f.temporary.c_str(), f.path.c_str()) != 0) {
+                        results[g] = os_error(ErrorCode::WriteFailed, f.shown, "cannot replace the output");
+                        break;
+                    }
+                    f.temporary.clear();  // in place: nothing left to remove
+                    auto& in = renamed_into[folder_of(f.path)];
+                    if (in.empty() || in.back() != g) in.push_back(g);
+                }
+            }
+            groups[g]->discard();  // whatever a failure left staged
+        }
+    }
+    // 3. The renames made durable: the folder's fsync when there is one folder, else one syncfs per
+    // filesystem again (one journal commit, where an fsync per folder would be one each).
+    auto fail_touched = [&](const std::vector<size_t>& touched, const Error& e) {
+        for (size_t g : touched)
+            if (results[g]) results[g] = e;
+    };
+    if (renamed_into.size() == 1) {
+        auto& [folder, touched] = *renamed_into.begin();
+        if (auto st = sync_path(folder, folder.empty() ? "." : folder, true); !st) fail_touched(touched, st.error());
+    } else if (!renamed_into.empty()) {
+        for (auto& [dev, where] : filesystems)
+            if (auto st = sync_filesystem(where.first, where.second); !st) {
+                std::vector<size_t> touched;
+                for (auto& [folder, groups_in] : renamed_into) touched.insert(touched.end(), groups_in.begin(), groups_in.end());
+                fail_touched(touched, st.error());
+            }
+    }
+    return results;
+}
+
+std::vector<Status> commit_groups(std::span<WriteGroup* const> groups) {
+    try {
+        return WriteGroup::commit_all(groups);
+    } catch (...) {
+        Error e = detail::current_exception_error("", "writing");
+        for (auto* g : groups) g->discard();
+        return std::vector<Status>(groups.size(), Status(e));
+    }
+}
+
+// ---- one output ---------------------------------------------------------------------------------
 
 Status write_output(const std::string& path, const Output& output, const WriteOptions& options) {
-    return detail::guarded(path, "writing", [&] { return write_files(path, output.bytes, output.side_files, options); });
+    if (is_stdout_path(path)) {
+        if (!output.side_files.empty())
+            return write_error(ErrorCode::Unsupported, path,
+                               fmt::format("this output needs a side file ('{}'), which standard output cannot carry",
+                                           output.side_files.front().name));
+        return detail::guarded(path, "writing", [&] { return write_all(STDOUT_FILENO, output.bytes, "standard output"); });
+    }
+    WriteGroup group;
+    if (auto st = group.stage(path, output, options); !st) return st;
+    return group.commit();
 }
 
 Status write_file_atomic(const std::string& path, std::span<const uint8_t> bytes, const WriteOptions& options) {
-    return detail::guarded(path, "writing", [&] { return write_files(path, bytes, {}, options); });
+    if (is_stdout_path(path)) return detail::guarded(path, "writing", [&] { return write_all(STDOUT_FILENO, bytes, "standard output"); });
+    WriteGroup group;
+    if (auto st = group.stage(path, bytes, options); !st) return st;
+    return group.commit();
 }
 
 }  // namespace rigport

@@ -1,6 +1,7 @@
 // `rigport batch` through the real binary (folders mirrored, .cfg characters as one model, failures,
 // parallel determinism, --report, -q, inputs untouched, usage errors), and issue 16's diagnostics:
 // --json failure objects, -q on convert, an output extension contradicting --format.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -147,6 +148,26 @@ TEST(Batch, CorruptFileAmongGoodOnes) {
     EXPECT_FALSE(failed["error"].contains("line"));
     EXPECT_EQ(report[0]["status"], "converted");
     EXPECT_TRUE(report[0]["error"].is_null());
+}
+
+TEST(Batch, ModelsCommittedInGroupsLeaveTheirBytesAndNoTemporaries) {
+    // More staged files than one commit takes (256), so the batch commits several groups of models
+    // (one durability step each) and the rest at the end.
+    const fs::path dir = temp_dir();
+    const fs::path first = save_sample(dir / "in" / "m000.iqm");
+    for (int i = 1; i < 300; ++i) fs::copy_file(first, dir / "in" / fmt::format("m{:03}.iqm", i));
+    auto one = run_cli({"convert", first.string(), "-o", (dir / "one.iqe").string(), "-q"});
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    const auto expected = read_bytes(dir / "one.iqe");
+    auto r = run_cli({"batch", (dir / "in").string(), "-o", (dir / "out").string(), "--format", "iqe", "-j", "2", "-q",
+                      "--report", (dir / "report.json").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto files = files_below(dir / "out");
+    ASSERT_EQ(files.size(), 300u);  // and no temporary among them
+    for (auto& f : files) EXPECT_EQ(read_bytes(dir / "out" / f), expected) << f;
+    const json report = json::parse(read_bytes(dir / "report.json"));
+    ASSERT_EQ(report.size(), 300u);
+    for (auto& rec : report) EXPECT_EQ(rec["status"], "converted");
 }
 
 TEST(Batch, OneAndTwoThreadsWriteTheSameBytes) {

@@ -1,12 +1,16 @@
 // VDrift JPK packs (formats/joe.md §8; include/rigport/jpk.hpp), which are archives and not in the
 // format registry: the written layout, names, tables pointing outside the file, extraction that
-// never leaves its folder, and seeded mutations of the packs (the members through the JOE reader).
+// never leaves its folder (and stages every member before replacing any: same bytes, no
+// temporaries, nothing replaced when one fails), and seeded mutations of the packs (the members
+// through the JOE reader).
 // The JOE reader itself is covered by the registry-driven harness (test_robustness.cpp).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <random>
 
 #include "formats/joe/joe_layout.hpp"
@@ -165,6 +169,65 @@ TEST(JpkRobustness, ExtractionNeverWritesOutsideItsFolder) {
     RunResult r = run_cli({"pack", "extract", f.string(), "-o", (root / "cli").string()});
     EXPECT_EQ(r.exit_code, 3) << r.err;
     EXPECT_FALSE(fs::exists(root / "ev"));
+}
+
+// Every regular file below dir with its bytes, and whether any temporary is left there.
+std::map<std::string, std::vector<uint8_t>> files_of(const fs::path& dir, bool* temporaries = nullptr) {
+    std::map<std::string, std::vector<uint8_t>> files;
+    for (auto& e : fs::recursive_directory_iterator(dir)) {
+        if (temporaries && e.path().filename().string().find(".rigport-tmp-") != std::string::npos) *temporaries = true;
+        if (e.is_regular_file()) files[fs::relative(e.path(), dir).generic_string()] = read_bytes(e.path());
+    }
+    return files;
+}
+
+TEST(JpkRobustness, ExtractOfManyMembersGivesTheirBytesAndNoTemporaries) {
+    const fs::path root = temp_dir();
+    std::vector<JpkMember> members;
+    std::map<std::string, std::vector<uint8_t>> expected;
+    std::mt19937 rng(5);
+    for (int i = 0; i < 120; ++i) {
+        JpkMember m{fmt::format("part{}/m{:03}.joe", i % 5, i), std::vector<uint8_t>(rng() % 700)};
+        for (auto& b : m.bytes) b = uint8_t(rng());
+        expected[m.name] = m.bytes;
+        members.push_back(std::move(m));
+    }
+    auto pack = write_jpk(members);
+    ASSERT_TRUE(pack);
+    // Into a new folder, then again over the files of the first extract.
+    for (int run = 0; run < 2; ++run) {
+        auto x = extract_jpk(*pack, (root / "out").string());
+        ASSERT_TRUE(x) << x.error().to_string();
+        EXPECT_EQ(x->size(), members.size());
+        bool temporaries = false;
+        EXPECT_EQ(files_of(root / "out", &temporaries), expected);
+        EXPECT_FALSE(temporaries);
+    }
+}
+
+TEST(JpkRobustness, AMemberThatFailsToWriteLeavesEarlierFilesAsTheyWere) {
+    const fs::path root = temp_dir();
+    std::vector<JpkMember> old_members = {{"a.txt", {'o', 'l', 'd'}}, {"sub/b.txt", {'o', 'l', 'd'}}};
+    auto old_pack = write_jpk(old_members);
+    ASSERT_TRUE(old_pack);
+    ASSERT_TRUE(extract_jpk(*old_pack, (root / "out").string()));
+    // The new pack's last member has a name the folder can hold but its temporary cannot (one
+    // character short of NAME_MAX): it fails while staging, after a.txt and sub/b.txt were staged.
+    std::vector<JpkMember> new_members = {{"a.txt", {'n', 'e', 'w'}}, {"sub/b.txt", {'n', 'e', 'w'}}, {std::string(254, 'z'), {1}}};
+    auto new_pack = write_jpk(new_members);
+    ASSERT_TRUE(new_pack);
+    auto x = extract_jpk(*new_pack, (root / "out").string());
+    ASSERT_FALSE(x);
+    EXPECT_EQ(x.error().code, ErrorCode::WriteFailed) << x.error().to_string();
+    bool temporaries = false;
+    const auto files = files_of(root / "out", &temporaries);
+    EXPECT_EQ(files, (std::map<std::string, std::vector<uint8_t>>{{"a.txt", {'o', 'l', 'd'}}, {"sub/b.txt", {'o', 'l', 'd'}}}));
+    EXPECT_FALSE(temporaries);
+    // The CLI says so with the write exit code and leaves the same.
+    write_bytes(root / "new.jpk", *new_pack);
+    RunResult r = run_cli({"pack", "extract", (root / "new.jpk").string(), "-o", (root / "out").string()});
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+    EXPECT_EQ(files_of(root / "out"), files);
 }
 
 TEST(JpkRobustness, SeededMutationsOfThePacks) {

@@ -1,7 +1,10 @@
 // A user's files are sacred (issue 13 §1), through the real binary: no output replaces an input or
 // a file an input reads, special files are never renamed over, symlinked and read-only outputs,
-// standard output, concurrent writers of one .gltf, temporaries of killed runs.
+// standard output, concurrent writers of one .gltf, temporaries of killed runs; outputs written as
+// a group (WriteGroup: one durability step) leave the same bytes, no temporaries, and replace
+// nothing when a file of the group fails.
 #include <gtest/gtest.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -221,6 +224,83 @@ TEST(OutputSafety, PackExtractNeverReplacesThePack) {
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("would replace"), std::string::npos) << r.err;
     EXPECT_EQ(snapshot(dir), before);  // a.txt not written either: every member is checked first
+}
+
+// No "NAME.rigport-tmp-..." file anywhere below dir.
+bool has_temporaries(const fs::path& dir) {
+    for (auto& e : fs::recursive_directory_iterator(dir))
+        if (e.path().filename().string().find(".rigport-tmp-") != std::string::npos) return true;
+    return false;
+}
+
+Output gltf_like(uint8_t seed) {
+    Output out;
+    out.bytes = {'{', seed, '}'};
+    out.side_files.push_back({"model.bin", std::vector<uint8_t>(1000, seed)});
+    return out;
+}
+
+TEST(OutputSafety, AGroupOfOutputsGivesTheSameBytesAndNoTemporaries) {
+    const fs::path dir = temp_dir();
+    fs::create_directories(dir / "one");
+    fs::create_directories(dir / "group" / "sub");
+    // The same outputs one by one and as one group, new and then replacing what is there.
+    for (uint8_t seed : {uint8_t(1), uint8_t(2)}) {
+        ASSERT_TRUE(write_output((dir / "one" / "model.gltf").string(), gltf_like(seed)));
+        ASSERT_TRUE(write_file_atomic((dir / "one" / "single.txt").string(), std::vector<uint8_t>{seed, 9}));
+        WriteGroup group;
+        ASSERT_TRUE(group.stage((dir / "group" / "sub" / "model.gltf").string(), gltf_like(seed)));
+        ASSERT_TRUE(group.stage((dir / "group" / "single.txt").string(), std::vector<uint8_t>{seed, 9}));
+        EXPECT_EQ(group.file_count(), 3u);
+        EXPECT_FALSE(fs::exists(dir / "group" / "single.txt") && seed == 1);  // staged, not yet in place
+        ASSERT_TRUE(group.commit());
+        EXPECT_EQ(group.file_count(), 0u);
+        EXPECT_EQ(read_bytes(dir / "group" / "sub" / "model.gltf"), read_bytes(dir / "one" / "model.gltf"));
+        EXPECT_EQ(read_bytes(dir / "group" / "sub" / "model.bin"), read_bytes(dir / "one" / "model.bin"));
+        EXPECT_EQ(read_bytes(dir / "group" / "single.txt"), read_bytes(dir / "one" / "single.txt"));
+        EXPECT_FALSE(has_temporaries(dir));
+    }
+}
+
+TEST(OutputSafety, AGroupWithAFailedFileReplacesNothing) {
+    const fs::path dir = temp_dir();
+    write_bytes(dir / "a.txt", {'o', 'l', 'd'});
+    fs::create_directories(dir / "sub");
+    write_bytes(dir / "sub" / "b.txt", {'o', 'l', 'd'});
+    const auto before = snapshot(dir);
+    {
+        WriteGroup group;
+        ASSERT_TRUE(group.stage((dir / "a.txt").string(), std::vector<uint8_t>{'n', 'e', 'w'}));
+        ASSERT_TRUE(group.stage((dir / "sub" / "b.txt").string(), std::vector<uint8_t>{'n', 'e', 'w'}));
+        // A name one character short of the limit: the target may exist, its temporary cannot.
+        const std::string longest(NAME_MAX - 1, 'x');
+        auto st = group.stage((dir / longest).string(), std::vector<uint8_t>{1});
+        ASSERT_FALSE(st);
+        EXPECT_NE(st.error().message.find("temporary"), std::string::npos) << st.error().to_string();
+        EXPECT_EQ(group.file_count(), 2u);  // the outputs staged before stay staged ...
+    }  // ... until the group is dropped without a commit
+    EXPECT_EQ(snapshot(dir), before);
+    EXPECT_FALSE(has_temporaries(dir));
+}
+
+TEST(OutputSafety, CommittedGroupsGetOneStatusEach) {
+    const fs::path dir = temp_dir();
+    WriteGroup good, bad;
+    ASSERT_TRUE(good.stage((dir / "good.gltf").string(), gltf_like(7)));
+    ASSERT_TRUE(bad.stage((dir / "bad.txt").string(), std::vector<uint8_t>{1}));
+    ASSERT_TRUE(bad.stage((dir / "later.txt").string(), std::vector<uint8_t>{2}));
+    // Between staging and the commit, bad.txt's name becomes a folder that is not empty.
+    fs::create_directories(dir / "bad.txt" / "inside");
+    std::vector<WriteGroup*> groups{&good, &bad};
+    const auto results = commit_groups(groups);
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_TRUE(results[0]);
+    ASSERT_FALSE(results[1]);
+    EXPECT_NE(results[1].error().message.find("cannot replace the output"), std::string::npos) << results[1].error().to_string();
+    EXPECT_EQ(read_bytes(dir / "model.bin"), std::vector<uint8_t>(1000, 7));
+    EXPECT_FALSE(fs::exists(dir / "later.txt"));  // a failed rename stops its group
+    EXPECT_TRUE(fs::is_directory(dir / "bad.txt"));
+    EXPECT_FALSE(has_temporaries(dir));
 }
 
 }  // namespace

@@ -234,12 +234,20 @@ public:
     // under one name) is shared: both write it, identically. Different bytes are a collision.
     Status claim(size_t model, const std::vector<Model>& models, const std::vector<std::string>& paths,
                  const std::vector<std::span<const uint8_t>>& contents) {
+        // Identities (path resolution) and digests are worked out before taking the lock, which
+        // every thread's model passes through.
+        std::vector<std::string> ids;
+        std::vector<Digest> digests;
+        for (size_t k = 0; k < paths.size(); ++k) {
+            ids.push_back(identity(paths[k]));
+            digests.push_back(k > 0 ? digest_of(std::string_view(reinterpret_cast<const char*>(contents[k].data()), contents[k].size()))
+                                    : Digest{});
+        }
         std::lock_guard lock(mutex_);
         for (size_t k = 0; k < paths.size(); ++k) {
             const std::string& p = paths[k];
-            const std::string id = identity(p);
-            const std::string_view bytes(reinterpret_cast<const char*>(contents[k].data()), contents[k].size());
-            const Digest digest = digest_of(bytes);
+            const std::string& id = ids[k];
+            const Digest& digest = digests[k];
             auto [it, first] = owner_.emplace(id, model);
             if (first || it->second == model) {
                 if (k > 0) side_digest_.emplace(id, digest);
@@ -407,6 +415,10 @@ int write_ninja(const BatchArgs& a, const FormatInfo& format, const Plan& plan) 
     return exit_ok;
 }
 
+// Staged files a batch commits together: one durability step per this many files (and one at
+// the end), so a crash loses at most this much finished work, and temporaries stay few.
+constexpr size_t commit_files = 256;
+
 // The batch's exit code: 0 when every model converted; otherwise the most severe failure class,
 // write (4) over unsupported (3) over read (2). A refused output (another model's, or an input)
 // counts as a write failure.
@@ -460,6 +472,27 @@ int run_batch(const BatchArgs& a) {
     Progress progress(plan.models.size(), a.quiet);
     for (auto& n : plan.notes) progress.note(n);
     std::vector<ModelResult> results(plan.models.size());
+    // Each converted model's files are staged (WriteGroup), then committed with the other models
+    // staged so far in one durability step (one syncfs, not one fsync per file) once enough are
+    // waiting, and at the end: a model is reported "ok" once its files are in place and durable.
+    std::mutex staged_mutex;
+    std::vector<std::pair<size_t, WriteGroup>> staged;
+    size_t staged_files = 0;
+    auto commit = [&](std::vector<std::pair<size_t, WriteGroup>> batch) {
+        std::vector<WriteGroup*> groups;
+        for (auto& [i, group] : batch) groups.push_back(&group);
+        const std::vector<Status> done = commit_groups(groups);
+        for (size_t k = 0; k < batch.size(); ++k) {
+            ModelResult& r = results[batch[k].first];
+            if (!done[k]) {
+                r.error = done[k].error();
+                r.exit_code = write_exit_code(done[k].error());
+                r.failed_writing = true;
+                r.outputs.clear();
+            }
+            progress.finished(plan.models[batch[k].first], r);
+        }
+    };
     std::atomic<size_t> next{0};
     auto work = [&] {
         while (true) {
@@ -482,6 +515,8 @@ int run_batch(const BatchArgs& a) {
                     if (auto st = claims.claim(i, plan.models, paths, contents); !st) return st;
                     return make_folder(m.output);
                 };
+                WriteGroup group;
+                job.stage_into = &group;
                 try {
                     r = convert_model(job, options);
                 } catch (const std::exception& e) {  // out of memory: this model fails, the others go on
@@ -489,6 +524,20 @@ int run_batch(const BatchArgs& a) {
                     r.error = make_error(ErrorCode::LimitExceeded, e.what());
                     r.error->path = m.input;
                     r.exit_code = exit_read;
+                }
+                if (r.ok()) {
+                    std::vector<std::pair<size_t, WriteGroup>> ready;
+                    {
+                        std::lock_guard lock(staged_mutex);
+                        staged_files += group.file_count();
+                        staged.emplace_back(i, std::move(group));
+                        if (staged_files >= commit_files) {
+                            ready.swap(staged);
+                            staged_files = 0;
+                        }
+                    }
+                    if (!ready.empty()) commit(std::move(ready));
+                    continue;
                 }
             }
             progress.finished(m, r);
@@ -505,6 +554,7 @@ int run_batch(const BatchArgs& a) {
     }
     work();
     for (auto& t : pool) t.join();
+    commit(std::move(staged));
     progress.end();
 
     size_t converted = 0, failed = 0, warnings = 0;

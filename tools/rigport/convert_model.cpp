@@ -108,7 +108,9 @@ ModelResult convert(const ModelJob& job, const ModelOptions& o, WriteOptions& wr
         contents.resize(paths.size());  // standard output: the main file only
         if (auto st = job.before_write(paths, contents); !st) return failed(st.error(), write_exit_code(st.error()), true);
     }
-    if (auto st = write_output(job.output, *output, write_options); !st) return failed(st.error(), write_exit_code(st.error()), true);
+    const Status written = job.stage_into && !is_stdout_path(job.output) ? job.stage_into->stage(job.output, *output, write_options)
+                                                                        : write_output(job.output, *output, write_options);
+    if (!written) return failed(written.error(), write_exit_code(written.error()), true);
     r.outputs = std::move(paths);
     r.written_format = std::string(output->format);
     r.bytes = output->bytes.size();

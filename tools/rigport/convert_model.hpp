@@ -39,6 +39,9 @@ struct ModelJob {
     // as a write failure. Batch claims the paths and creates their folder here.
     // contents[k] is what will be written to paths[k].
     std::function<Status(const std::vector<std::string>& paths, const std::vector<std::span<const uint8_t>>& contents)> before_write = nullptr;
+    // Set: the output is staged into this group instead of written (not for standard output); the
+    // caller commits it, with other models' groups, in one durability step (batch).
+    WriteGroup* stage_into = nullptr;
 };
 
 struct ModelCounts {

@@ -46,6 +46,7 @@ Status check_extract_targets(const JpkPack& pack, const fs::path& root) {
     for (auto& e : pack.entries)
         if (!e.overridden) files.insert(e.name);
     std::error_code ec;
+    std::set<fs::path> checked;  // folders already resolved: members share a few folders
     for (auto& e : pack.entries) {
         if (e.overridden) continue;
         for (size_t slash = e.name.find('/'); slash != std::string::npos; slash = e.name.find('/', slash + 1))
@@ -57,6 +58,7 @@ Status check_extract_targets(const JpkPack& pack, const fs::path& root) {
         fs::path folder = root;
         for (const fs::path& part : fs::path(e.name).parent_path()) {
             folder /= part;
+            if (checked.count(folder)) continue;
             const fs::file_status st = fs::symlink_status(folder, ec);
             if (!fs::exists(st)) break;  // created later, inside the last existing folder
             const fs::path resolved = fs::canonical(folder, ec);
@@ -68,6 +70,7 @@ Status check_extract_targets(const JpkPack& pack, const fs::path& root) {
             if (!fs::is_directory(resolved, ec))
                 return file_error(ErrorCode::WriteFailed, fmt::format("member '{}': {} is not a folder; nothing extracted", e.name, folder.string()),
                                   target.string());
+            checked.insert(folder);
         }
         const fs::file_status st = fs::symlink_status(target, ec);
         if (fs::is_symlink(st))
@@ -110,23 +113,39 @@ static Expected<std::vector<std::string>> extract_jpk_unguarded(std::span<const 
     }
     fs::create_directories(root, ec);
     if (ec) return file_error(ErrorCode::WriteFailed, fmt::format("cannot create the folder: {}", ec.message()), dir);
+    // Every member is staged, then all are made durable in one step and renamed (WriteGroup): a
+    // member that fails replaces nothing, and the extract pays one sync, not one per member.
     std::vector<std::string> written;
+    WriteGroup group;
+    std::set<fs::path> made;  // folders created (or found) and checked inside root
     for (auto& e : pack->entries) {
         if (e.overridden) continue;  // VDrift reads the last entry of a name
         const fs::path target = root / fs::path(e.name);
-        fs::create_directories(target.parent_path(), ec);
-        if (ec) return file_error(ErrorCode::WriteFailed, fmt::format("cannot create the folder: {}", ec.message()), target.parent_path().string());
-        // Checked again after creating it, in case the folder changed since check_extract_targets.
-        const fs::path parent = fs::canonical(target.parent_path(), ec);
-        if (ec || !inside(root, parent))
-            return file_error(ErrorCode::Unsupported, fmt::format("member '{}' would be written outside {}", e.name, root.string()),
-                              target.string());
+        if (!made.count(target.parent_path())) {
+            fs::create_directories(target.parent_path(), ec);
+            if (ec)
+                return file_error(ErrorCode::WriteFailed, fmt::format("cannot create the folder: {}", ec.message()), target.parent_path().string());
+            // Checked again after creating it, in case the folder changed since check_extract_targets.
+            const fs::path parent = fs::canonical(target.parent_path(), ec);
+            if (ec || !inside(root, parent))
+                return file_error(ErrorCode::Unsupported, fmt::format("member '{}' would be written outside {}", e.name, root.string()),
+                                  target.string());
+            made.insert(target.parent_path());
+        }
         if (fs::is_symlink(target, ec))
             return file_error(ErrorCode::Unsupported, fmt::format("member '{}': the target is a symbolic link; not followed", e.name),
                               target.string());
-        if (auto st = write_file_atomic(target.string(), jpk_member_bytes(pack_bytes, e), options); !st) return st.error();
+        if (auto st = group.stage(target.string(), jpk_member_bytes(pack_bytes, e), options); !st) return st.error();
         written.push_back(e.name);
     }
+    // And once more just before the renames, which go through the same folder names.
+    for (auto& folder : made) {
+        const fs::path resolved = fs::canonical(folder, ec);
+        if (ec || !inside(root, resolved))
+            return file_error(ErrorCode::Unsupported, fmt::format("{} now leads outside {}; nothing extracted", folder.string(), root.string()),
+                              folder.string());
+    }
+    if (auto st = group.commit(); !st) return st.error();
     return written;
 }
 
