@@ -198,10 +198,10 @@ Status write_output(const std::string& path, const Output& output, const WriteOp
 // Outputs written as one, with one durability step for all of them (a JPK extract's members, a
 // batch's models). stage() checks an output as write_output does and writes each of its files
 // under a temporary name beside it, without syncing; commit() then makes every staged byte
-// durable at once (the file's fsync for a single file, else one syncfs per filesystem), renames
+// durable at once (an fsync per file for up to 8 files, else one syncfs per filesystem), renames
 // each output's files into place (side files first, the main file last, under a lock on its
-// folder) and makes the renames durable once (the folder's fsync when all went into one folder,
-// else one syncfs per filesystem again). So a failure while staging, or a crash before
+// folder) and makes the renames durable once (each folder's fsync for up to 8 folders, else one
+// syncfs per filesystem again). So a failure while staging, or a crash before
 // the commit, replaces nothing and leaves only temporaries (removed by the next write into that
 // folder); a crash during the commit leaves each file old or new, never partial. A failed rename
 // stops its group there: earlier outputs of it are in place, the rest are discarded. What is

@@ -347,6 +347,9 @@ Status WriteGroup::commit() {
     return commit_groups(std::span<WriteGroup* const>(&self, 1)).front();
 }
 
+// Up to this many files (and folders) a commit syncs each one; beyond it, the filesystem at once.
+constexpr size_t few_files = 8;
+
 std::vector<Status> WriteGroup::commit_all(std::span<WriteGroup* const> groups) {
     std::vector<Status> results(groups.size(), Ok{});
     auto fail_all = [&](const Error& e) {
@@ -356,17 +359,18 @@ std::vector<Status> WriteGroup::commit_all(std::span<WriteGroup* const> groups) 
         return results;
     };
     // 1. Durability of the contents, before anything is renamed: a crash from here on leaves every
-    // target old or new, never a renamed file whose data had not reached the disk. One staged file:
-    // its fsync. More: one syncfs per filesystem written to (their temporaries sit beside their
-    // targets, so a folder's device is its files' device).
+    // target old or new, never a renamed file whose data had not reached the disk. A few staged
+    // files (a model, a .gltf with its .bin): an fsync each, which costs only our own data. More:
+    // one syncfs per filesystem written to (their temporaries sit beside their targets, so a
+    // folder's device is its files' device); a syncfs also writes out other programs' dirty pages,
+    // which only many files of ours pay for.
     size_t files = 0;
-    const WriteGroup::File* only = nullptr;
+    std::vector<const WriteGroup::File*> few;  // while there are at most few_files
     std::map<dev_t, std::pair<std::string, std::string>> filesystems;  // device -> a folder on it, a file shown in errors
     for (auto* g : groups)
         for (auto& out : g->outputs_)
             for (auto& f : out.files) {
-                ++files;
-                only = &f;
+                if (++files <= few_files) few.push_back(&f);
                 const std::string folder = folder_of(f.path);
                 struct stat st {};
                 if (::stat(folder.empty() ? "." : folder.c_str(), &st) != 0)
@@ -374,8 +378,9 @@ std::vector<Status> WriteGroup::commit_all(std::span<WriteGroup* const> groups) 
                 filesystems.emplace(st.st_dev, std::make_pair(folder, f.shown));
             }
     if (files == 0) return results;
-    if (files == 1) {
-        if (auto st = sync_path(only->temporary, only->shown, false); !st) return fail_all(st.error());
+    if (files <= few_files) {
+        for (auto* f : few)
+            if (auto st = sync_path(f->temporary, f->shown, false); !st) return fail_all(st.error());
     } else {
         for (auto& [dev, where] : filesystems)
             if (auto st = sync_filesystem(where.first, where.second); !st) return fail_all(st.error());
@@ -405,16 +410,16 @@ std::vector<Status> WriteGroup::commit_all(std::span<WriteGroup* const> groups) 
             groups[g]->discard();  // whatever a failure left staged
         }
     }
-    // 3. The renames made durable: the folder's fsync when there is one folder, else one syncfs per
+    // 3. The renames made durable: each folder's fsync when there are a few, else one syncfs per
     // filesystem again (one journal commit, where an fsync per folder would be one each).
     auto fail_touched = [&](const std::vector<size_t>& touched, const Error& e) {
         for (size_t g : touched)
             if (results[g]) results[g] = e;
     };
-    if (renamed_into.size() == 1) {
-        auto& [folder, touched] = *renamed_into.begin();
-        if (auto st = sync_path(folder, folder.empty() ? "." : folder, true); !st) fail_touched(touched, st.error());
-    } else if (!renamed_into.empty()) {
+    if (renamed_into.size() <= few_files) {
+        for (auto& [folder, touched] : renamed_into)
+            if (auto st = sync_path(folder, folder.empty() ? "." : folder, true); !st) fail_touched(touched, st.error());
+    } else {
         for (auto& [dev, where] : filesystems)
             if (auto st = sync_filesystem(where.first, where.second); !st) {
                 std::vector<size_t> touched;
