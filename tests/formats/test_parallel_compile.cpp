@@ -143,6 +143,22 @@ TEST(ParallelCompile, SameBytesOnOneThreadAndOnMany) {
     }
 }
 
+// The CLI's --threads reaches the compile and the writer; a model big enough to split on default
+// chunks (30,000 triangles, 40 frames), so 1 and 2 threads take different paths.
+TEST(ParallelCompile, ConvertThreadsOptionWritesTheSameBytes) {
+    const std::filesystem::path dir = files_dir();
+    const auto path = (dir / "grid.iqe").string();
+    std::ofstream(path, std::ios::binary) << generate_iqe(122, 12, 40);
+    for (const char* t : {"1", "2", "0"}) {
+        auto r = run_cli({"convert", path, "-o", (dir / fmt::format("t{}.iqm", t)).string(), "--threads", t, "-q"});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+    const auto one = read_bytes(dir / "t1.iqm");
+    EXPECT_EQ(read_bytes(dir / "t2.iqm"), one);
+    EXPECT_EQ(read_bytes(dir / "t0.iqm"), one);
+    EXPECT_EQ(run_cli({"convert", path, "-o", (dir / "x.iqm").string(), "--threads", "-1"}).exit_code, 1);
+}
+
 TEST(ParallelCompile, InputOverTheSizeLimitRefusedBeforeReading) {
     // A sparse file just over the default 2 GiB limit: refused from its size, nothing read.
     const auto path = (temp_dir() / "huge.iqe").string();

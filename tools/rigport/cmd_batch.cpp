@@ -544,6 +544,8 @@ int run_batch(const BatchArgs& a) {
         }
     };
     const unsigned threads = std::min<size_t>(a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency()), plan.models.size());
+    // Models in parallel already use the cores: each model's own steps then stay on its thread.
+    if (threads > 1) options.threads = 1;
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < threads; ++t) {
         try {

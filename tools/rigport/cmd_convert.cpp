@@ -38,6 +38,7 @@ struct ConvertArgs {
     bool json = false;            // --json: the result (or the failure) as one JSON object on stdout
     std::string depfile;          // --depfile FILE.d: every file read, for Make and Ninja
     LoadFlags load;               // --allow-outside, --allow-missing
+    uint32_t threads = 0;         // --threads N: 0 = every core; the bytes written never depend on it
 };
 
 // "X,Y,Z" (or a single number when single_means_z: the reference compiler's -t Z) -> finite floats.
@@ -116,6 +117,7 @@ Expected<std::vector<CompileInput>> parse_inputs(const std::vector<std::string>&
 // Checks every option before any input is read; what they decide, or the usage error.
 Expected<ModelOptions> model_options(const ConvertArgs& a) {
     ModelOptions o;
+    o.threads = a.threads;
     if (a.scale) {
         // The reference compiler clamps to 1e-8..1e8; a value outside is a typo, not a wish.
         if (!std::isfinite(*a.scale) || *a.scale < 1e-8f || *a.scale > 1e8f)
@@ -236,6 +238,8 @@ Verb add_convert(CLI::App& app) {
     sub->add_option("--cal3d-dialect", args->cal3d_dialect,
                     "Cal3D output: imvu (default: version 919, HEADER-form XML), 1100 (Debian's cal3d 0.11) or 1301 (upstream trunk)");
     sub->add_flag("--cal3d-binary", args->cal3d_binary, "Cal3D .cfg output: binary side files (.csf .cmf .crf .caf .cpf) instead of XML");
+    sub->add_option("--threads", args->threads,
+                    "Threads for this model's compile and write (default 0: every core); the output is the same for any N");
     sub->add_flag("-v,--verbose", args->verbose, "Print a summary of what was written");
     sub->add_flag("-q,--quiet", args->quiet, "Print no warnings (errors still print)");
     sub->add_option("--depfile", args->depfile,

@@ -49,6 +49,7 @@ ModelResult convert(const ModelJob& job, const ModelOptions& o, WriteOptions& wr
     options.load = o.load;
     options.transform = o.transform;
     options.force_joints = o.force_joints;
+    options.threads = o.threads;
     options.load.on_read = [&write_options](const std::string& path) { write_options.protect.push_back(path); };
     if (o.clip_end) options.clip_end = *o.clip_end;
     auto scene = compile(job.inputs, options);
@@ -67,6 +68,7 @@ ModelResult convert(const ModelJob& job, const ModelOptions& o, WriteOptions& wr
     SaveOptions save_options;
     save_options.format = std::string(o.format->name);
     save_options.force_joints = o.force_joints;
+    save_options.threads = o.threads;
     save_options.warnings = &r.write_warnings;
     save_options.gltf.axis = o.axis;
     save_options.gltf.loop_key = o.loop_key;

@@ -25,6 +25,7 @@ struct ModelOptions {
     bool loop_key = false;
     ImageOptions images;                 // --images, --convert-images
     Cal3dOptions cal3d;                  // --cal3d-dialect, --cal3d-binary
+    uint32_t threads = 0;                // --threads: one model's compile and write; 0 = every core
 };
 
 // One model to convert: its inputs (as convert's positional words give them) and where it goes.
