@@ -2,7 +2,6 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
-#include <malloc.h>
 #include <vector>
 
 #include "cli.hpp"
@@ -136,10 +135,6 @@ std::string printable(std::string_view text, size_t max_chars) {
 
 int main(int argc, char** argv) {
     using namespace rigport::cli;
-    // The mmap threshold fixed at its default (128 KiB): glibc otherwise raises it to the size of each large block freed (up
-    // to 32 MiB), so a compile's big temporaries land in the heap and stay resident once freed
-    // (issue 17 goal 4).
-    mallopt(M_MMAP_THRESHOLD, 128 << 10);
     CLI::App app{"rigport: read, validate, convert and write game model formats (IQM, IQE, Cal3D, VDrift JOE/JPK, glTF 2.0)",
                  "rigport"};
     app.set_version_flag("--version", "rigport " RIGPORT_VERSION_STRING);
