@@ -13,15 +13,13 @@
 #include "rigport/cal3d.hpp"
 #include "rigport/io.hpp"
 
+#include "bench_corpus.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path cal3d_file(const std::string& rel) {
-    const char* env = std::getenv("RIGPORT_CORPUS");
-    fs::path dir = env && *env ? fs::path(env) : fs::path(RIGPORT_SOURCE_DIR) / ".." / "shared" / "corpus";
-    return dir / "cal3d" / rel;
-}
+fs::path cal3d_file(const std::string& rel) { return rigport::bench::corpus_path("cal3d", rel.c_str()); }
 
 void label(benchmark::State& state, const fs::path& path) {
     state.SetLabel(path.filename().string() + " (" + std::to_string(fs::file_size(path)) + " B)");

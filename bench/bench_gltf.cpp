@@ -10,15 +10,11 @@
 
 #include "rigport/io.hpp"
 
+#include "bench_corpus.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path corpus_iqm(const char* name) {
-    const char* env = std::getenv("RIGPORT_CORPUS");
-    fs::path dir = env && *env ? fs::path(env) : fs::path(RIGPORT_SOURCE_DIR) / ".." / "shared" / "corpus";
-    return dir / "iqm" / name;
-}
 
 void label(benchmark::State& state, const fs::path& path, size_t out_bytes) {
     state.SetLabel(path.filename().string() + " (" + std::to_string(fs::file_size(path)) + " B) -> GLB (" +
@@ -28,7 +24,7 @@ void label(benchmark::State& state, const fs::path& path, size_t out_bytes) {
 
 // Read the IQM bytes and write a GLB (skin, animations, materials), both in memory.
 void BM_rigport_iqm_to_glb(benchmark::State& state, const char* name) {
-    fs::path path = corpus_iqm(name);
+    fs::path path = rigport::bench::corpus_path("iqm", name);
     if (!fs::exists(path)) return state.SkipWithError("corpus file not found");
     auto bytes = rigport::read_file(path.string());
     size_t out_bytes = 0;
@@ -44,7 +40,7 @@ void BM_rigport_iqm_to_glb(benchmark::State& state, const char* name) {
 }
 
 void BM_assimp_iqm_to_glb(benchmark::State& state, const char* name) {
-    fs::path path = corpus_iqm(name);
+    fs::path path = rigport::bench::corpus_path("iqm", name);
     if (!fs::exists(path)) return state.SkipWithError("corpus file not found");
     auto bytes = rigport::read_file(path.string());
     size_t out_bytes = 0;

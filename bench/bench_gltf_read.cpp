@@ -10,15 +10,11 @@
 
 #include "rigport/io.hpp"
 
+#include "bench_corpus.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path corpus_gltf(const char* name) {
-    const char* env = std::getenv("RIGPORT_CORPUS");
-    fs::path dir = env && *env ? fs::path(env) : fs::path(RIGPORT_SOURCE_DIR) / ".." / "shared" / "corpus";
-    return dir / "gltf" / name;
-}
 
 void label(benchmark::State& state, const fs::path& path, const std::string& what) {
     state.SetLabel(path.filename().string() + " (" + std::to_string(fs::file_size(path)) + " B)" + what);
@@ -35,7 +31,7 @@ rigport::LoadOptions options_for(const fs::path& path) {
 
 // Everything rigport reads: JSON, buffers, accessors, skeleton, animations, materials.
 void BM_rigport_gltf_read(benchmark::State& state, const char* name) {
-    fs::path path = corpus_gltf(name);
+    fs::path path = rigport::bench::corpus_path("gltf", name);
     if (!fs::exists(path)) return state.SkipWithError("corpus file not found");
     auto bytes = rigport::read_file(path.string());
     const rigport::LoadOptions options = options_for(path);
@@ -50,7 +46,7 @@ void BM_rigport_gltf_read(benchmark::State& state, const char* name) {
 // The read plus the IQM write (adjacency, per-frame skinned bounds), in memory; an embedded
 // texture becomes a side file beside the IQM, as the CLI writes it.
 void BM_rigport_gltf_to_iqm(benchmark::State& state, const char* name) {
-    fs::path path = corpus_gltf(name);
+    fs::path path = rigport::bench::corpus_path("gltf", name);
     if (!fs::exists(path)) return state.SkipWithError("corpus file not found");
     auto bytes = rigport::read_file(path.string());
     const rigport::LoadOptions options = options_for(path);
@@ -69,7 +65,7 @@ void BM_rigport_gltf_to_iqm(benchmark::State& state, const char* name) {
 // assimp's glTF 2 importer with no post-processing; from memory for .glb, from the file for
 // .gltf (an in-memory read cannot resolve its external buffer).
 void BM_assimp_gltf_read(benchmark::State& state, const char* name) {
-    fs::path path = corpus_gltf(name);
+    fs::path path = rigport::bench::corpus_path("gltf", name);
     if (!fs::exists(path)) return state.SkipWithError("corpus file not found");
     auto bytes = rigport::read_file(path.string());
     const bool glb = path.extension() == ".glb";

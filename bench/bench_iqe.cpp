@@ -11,15 +11,11 @@
 #include "iqe_generate.hpp"
 #include "rigport/io.hpp"
 
+#include "bench_corpus.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path corpus_iqe(const char* name) {
-    const char* env = std::getenv("RIGPORT_CORPUS");
-    fs::path dir = env && *env ? fs::path(env) : fs::path(RIGPORT_SOURCE_DIR) / ".." / "shared" / "corpus";
-    return dir / "iqe" / name;
-}
 
 void parse_loop(benchmark::State& state, std::span<const uint8_t> bytes, const std::string& label) {
     for (auto _ : state) {
@@ -37,7 +33,7 @@ void BM_iqe_text_parse_generated(benchmark::State& state) {
 }
 
 void BM_iqe_text_parse_corpus(benchmark::State& state, const char* name) {
-    fs::path path = corpus_iqe(name);
+    fs::path path = rigport::bench::corpus_path("iqe", name);
     if (!fs::exists(path)) return state.SkipWithError("corpus file not found");
     auto bytes = rigport::read_file(path.string());
     if (!bytes) return state.SkipWithError(bytes.error().to_string().c_str());

@@ -12,15 +12,11 @@
 #include "bench_models.hpp"
 #include "rigport/io.hpp"
 
+#include "bench_corpus.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path corpus_file(const char* name) {
-    const char* env = std::getenv("RIGPORT_CORPUS");
-    fs::path dir = env && *env ? fs::path(env) : fs::path(RIGPORT_SOURCE_DIR) / ".." / "shared" / "corpus";
-    return dir / "iqm" / name;
-}
 
 void label(benchmark::State& state, const fs::path& path) {
     state.SetLabel(path.filename().string() + " (" + std::to_string(fs::file_size(path)) + " B)");
@@ -28,7 +24,7 @@ void label(benchmark::State& state, const fs::path& path) {
 }
 
 void BM_rigport_read(benchmark::State& state, const char* name) {
-    fs::path path = corpus_file(name);
+    fs::path path = rigport::bench::corpus_path("iqm", name);
     if (!fs::exists(path)) return state.SkipWithError("corpus file not found");
     auto bytes = rigport::read_file(path.string());
     for (auto _ : state) {
@@ -40,7 +36,7 @@ void BM_rigport_read(benchmark::State& state, const char* name) {
 
 // assimp reads from memory too, so both sides skip the disk.
 void BM_assimp_read(benchmark::State& state, const char* name) {
-    fs::path path = corpus_file(name);
+    fs::path path = rigport::bench::corpus_path("iqm", name);
     if (!fs::exists(path)) return state.SkipWithError("corpus file not found");
     auto bytes = rigport::read_file(path.string());
     for (auto _ : state) {
@@ -53,7 +49,7 @@ void BM_assimp_read(benchmark::State& state, const char* name) {
 }
 
 void BM_rigport_write(benchmark::State& state, const char* name) {
-    fs::path path = corpus_file(name);
+    fs::path path = rigport::bench::corpus_path("iqm", name);
     if (!fs::exists(path)) return state.SkipWithError("corpus file not found");
     auto scene = rigport::load(path.string());
     for (auto _ : state) {

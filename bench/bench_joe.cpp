@@ -9,15 +9,11 @@
 #include "bench_models.hpp"
 #include "rigport/io.hpp"
 
+#include "bench_corpus.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path corpus_joe(const char* name) {
-    const char* env = std::getenv("RIGPORT_CORPUS");
-    fs::path dir = env && *env ? fs::path(env) : fs::path(RIGPORT_SOURCE_DIR) / ".." / "shared" / "corpus";
-    return dir / "joe" / name;
-}
 
 void read_loop(benchmark::State& state, const std::vector<uint8_t>& bytes, const std::string& name) {
     for (auto _ : state) {
@@ -30,7 +26,7 @@ void read_loop(benchmark::State& state, const std::vector<uint8_t>& bytes, const
 }
 
 void BM_rigport_joe_read(benchmark::State& state, const char* name) {
-    fs::path path = corpus_joe(name);
+    fs::path path = rigport::bench::corpus_path("joe", name);
     if (!fs::exists(path)) return state.SkipWithError("corpus file not found");
     auto bytes = rigport::read_file(path.string());
     read_loop(state, *bytes, path.filename().string());
