@@ -106,13 +106,13 @@ struct SkinnedVertices {
     }
 };
 
-// Built for AVX2 as well as the baseline, chosen at load time: twice the lanes per instruction.
 // The width is a constant so the loops vectorize whole. Every lane does the same float
 // operations in the same order whatever the width, so a frame's bounds do not depend on the
-// batch it falls in.
+// batch it falls in. Inlined into the per-width functions below, which are built for AVX2 as
+// well as the baseline and chosen at load time (twice the lanes per instruction); clang takes
+// target_clones on plain functions only, not on templates.
 template <size_t width>
-__attribute__((target_clones("avx2", "default")))
-void extend_width(Extents& e, const SkinnedVertices& sv, size_t begin, size_t end, const float* rows) {
+[[gnu::always_inline]] inline void extend_width(Extents& e, const SkinnedVertices& sv, size_t begin, size_t end, const float* rows) {
     alignas(64) float x[max_lanes], y[max_lanes], z[max_lanes];
     for (size_t v = begin; v < end; ++v) {
         const SkinnedVertex& vert = sv.vertices[v];
@@ -142,12 +142,25 @@ void extend_width(Extents& e, const SkinnedVertices& sv, size_t begin, size_t en
     }
 }
 
+__attribute__((target_clones("avx2", "default"))) void extend_8(Extents& e, const SkinnedVertices& sv, size_t begin, size_t end, const float* rows) {
+    extend_width<8>(e, sv, begin, end, rows);
+}
+__attribute__((target_clones("avx2", "default"))) void extend_16(Extents& e, const SkinnedVertices& sv, size_t begin, size_t end, const float* rows) {
+    extend_width<16>(e, sv, begin, end, rows);
+}
+__attribute__((target_clones("avx2", "default"))) void extend_32(Extents& e, const SkinnedVertices& sv, size_t begin, size_t end, const float* rows) {
+    extend_width<32>(e, sv, begin, end, rows);
+}
+__attribute__((target_clones("avx2", "default"))) void extend_64(Extents& e, const SkinnedVertices& sv, size_t begin, size_t end, const float* rows) {
+    extend_width<64>(e, sv, begin, end, rows);
+}
+
 void extend(Extents& e, const SkinnedVertices& sv, size_t begin, size_t end, const float* rows, size_t width) {
     switch (width) {
-        case 8: return extend_width<8>(e, sv, begin, end, rows);
-        case 16: return extend_width<16>(e, sv, begin, end, rows);
-        case 32: return extend_width<32>(e, sv, begin, end, rows);
-        default: return extend_width<64>(e, sv, begin, end, rows);
+        case 8: return extend_8(e, sv, begin, end, rows);
+        case 16: return extend_16(e, sv, begin, end, rows);
+        case 32: return extend_32(e, sv, begin, end, rows);
+        default: return extend_64(e, sv, begin, end, rows);
     }
 }
 
