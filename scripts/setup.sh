@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything rigport's build and tests need on a fresh Debian 12 machine: apt packages,
-# node + npm (Debian's, only when missing), and the pinned JS test oracles in tests/js (npm ci).
+# node + npm (Debian's, only when missing), Debian's sources of meshoptimizer, simdjson and fmt for
+# the statically linked CLI (.deps/src), and the pinned JS test oracles in tests/js (npm ci).
 # Everything already in place is skipped, so a re-run costs a few dpkg queries and one hash.
 set -euo pipefail
 
@@ -46,6 +47,9 @@ if [ "$node_major" -lt 18 ]; then
   echo "setup: node $(node --version) is too old for tests/js; need >= 18" >&2
   exit 1
 fi
+
+# Debian's sources of the C++ libraries the CLI links statically (cmake/static_cli.cmake).
+"$root/scripts/fetch_static_deps.sh"
 
 # The JS oracles: npm ci from the committed lock, skipped while node_modules was installed from
 # this very lock (the stamp holds its hash), so re-runs are fast and need no network.
