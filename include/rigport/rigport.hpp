@@ -10,6 +10,7 @@
 #include "rigport/io.hpp"
 #include "rigport/jpk.hpp"
 #include "rigport/process.hpp"
+#include "rigport/render.hpp"
 #include "rigport/sample.hpp"
 #include "rigport/scene.hpp"
 #include "rigport/validate.hpp"

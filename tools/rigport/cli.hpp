@@ -86,5 +86,6 @@ Verb add_sample(CLI::App& app);
 Verb add_formats(CLI::App& app);
 Verb add_pack(CLI::App& app);  // VDrift JPK packs
 Verb add_batch(CLI::App& app);  // many models, one output folder
+Verb add_render(CLI::App& app);  // a PNG picture of a model
 
 }  // namespace rigport::cli

@@ -10,14 +10,13 @@
 
 namespace rigport::cli {
 
-namespace {
-
-// The file an input path reads: the pack of a "PACK.jpk:MEMBER" that names no file itself.
 std::string input_file(const std::string& path) {
     std::error_code ec;
     if (auto split = split_jpk_member_path(path); split && !std::filesystem::exists(path, ec)) return split->first;
     return path;
 }
+
+namespace {
 
 void count(const Scene& scene, ModelCounts& counts) {
     counts.meshes = scene.meshes.size();

@@ -70,6 +70,9 @@ struct ModelResult {
 
 ModelResult convert_model(const ModelJob& job, const ModelOptions& options);
 
+// The file an input path reads: the pack of a "PACK.jpk:MEMBER" that names no file itself.
+std::string input_file(const std::string& path);
+
 // A Make-style dependency file (what gcc -MD writes, which Make and Ninja's `deps = gcc` read):
 // "TARGET: DEP DEP ...\n", with spaces, '#', '\\' before them and '$' escaped as they expect.
 std::string make_depfile(const std::string& target, const std::vector<std::string>& dependencies);

@@ -1,0 +1,251 @@
+// `rigport render` and render(): deterministic pictures, framing, views, poses, textures, the
+// overlays, the CLI's errors, and golden images (tests/golden/render/*.png, written by rigport's
+// own renderer and reviewed by eye; RIGPORT_UPDATE_GOLDEN=1 rewrites them after a deliberate
+// change, to be reviewed in the commit).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <stb_image.h>
+
+#include "rigport/render.hpp"
+#include "rigport/sample.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace rigport;
+using namespace rigport::test;
+
+namespace {
+
+RenderImage decode_png(const std::vector<uint8_t>& png) {
+    RenderImage out;
+    int w = 0, h = 0, n = 0;
+    stbi_uc* p = stbi_load_from_memory(png.data(), int(png.size()), &w, &h, &n, 4);
+    if (!p) return out;
+    out.width = uint32_t(w);
+    out.height = uint32_t(h);
+    out.rgba.assign(p, p + size_t(w) * h * 4);
+    stbi_image_free(p);
+    return out;
+}
+
+// The pixels that are not the background, and their bounding box.
+struct Coverage {
+    size_t pixels = 0;
+    uint32_t x0 = UINT32_MAX, y0 = UINT32_MAX, x1 = 0, y1 = 0;
+};
+Coverage coverage(const RenderImage& image, std::array<uint8_t, 4> background) {
+    Coverage c;
+    for (uint32_t y = 0; y < image.height; ++y)
+        for (uint32_t x = 0; x < image.width; ++x) {
+            const uint8_t* p = &image.rgba[(size_t(y) * image.width + x) * 4];
+            if (std::equal(p, p + 4, background.begin())) continue;
+            ++c.pixels;
+            c.x0 = std::min(c.x0, x), c.y0 = std::min(c.y0, y), c.x1 = std::max(c.x1, x), c.y1 = std::max(c.y1, y);
+        }
+    return c;
+}
+
+RenderOptions small(uint32_t w = 128, uint32_t h = 128) {
+    RenderOptions o;
+    o.width = w;
+    o.height = h;
+    return o;
+}
+
+// Pixels differing by more than `tolerance` in any channel, as a share of all pixels.
+double mismatch(const RenderImage& a, const RenderImage& b, int tolerance) {
+    if (a.width != b.width || a.height != b.height) return 1.0;
+    size_t bad = 0;
+    for (size_t i = 0; i < a.rgba.size(); i += 4)
+        for (int k = 0; k < 4; ++k)
+            if (std::abs(int(a.rgba[i + k]) - int(b.rgba[i + k])) > tolerance) {
+                ++bad;
+                break;
+            }
+    return double(bad) / double(a.width * a.height);
+}
+
+}  // namespace
+
+TEST(Render, SameInputSameBytes) {
+    const Scene scene = make_sample_scene();
+    auto a = render(scene, small());
+    auto b = render(scene, small());
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->rgba, b->rgba);
+    EXPECT_EQ(encode_png(*a), encode_png(*b));
+}
+
+TEST(Render, FramesTheModelAndKeepsItUpright) {
+    // The sample is a Z-up cylinder about 4.2 tall and 1.1 wide: drawn Y-up from the front it is
+    // a tall shape filling the image's height less the 6% margins, centred.
+    RenderOptions o = small(200, 200);
+    view_angles("front", o.yaw, o.pitch);
+    auto image = render(make_sample_scene(), o);
+    ASSERT_TRUE(image);
+    const Coverage c = coverage(*image, o.background);
+    ASSERT_GT(c.pixels, 0u);
+    const double height = c.y1 - c.y0 + 1, width = c.x1 - c.x0 + 1;
+    EXPECT_NEAR(height, 200 * 0.88, 3);
+    EXPECT_GT(height, 2.5 * width);
+    EXPECT_NEAR((c.x0 + c.x1) / 2.0, 100, 2);
+    EXPECT_NEAR((c.y0 + c.y1) / 2.0, 100, 2);
+    // Its narrow end (the top of the cylinder in Z) is at the top of the image.
+    auto row_width = [&](uint32_t y) {
+        uint32_t n = 0;
+        for (uint32_t x = 0; x < image->width; ++x)
+            n += !std::equal(&image->rgba[(size_t(y) * image->width + x) * 4], &image->rgba[(size_t(y) * image->width + x) * 4] + 4,
+                             o.background.begin());
+        return n;
+    };
+    EXPECT_LT(row_width(c.y0 + 10), row_width(c.y1 - 10));
+}
+
+TEST(Render, ViewsPosesAndOverlaysChangeThePicture) {
+    const Scene scene = make_sample_scene();
+    ASSERT_FALSE(scene.animations.empty());
+    RenderOptions front = small(), side = small(), posed = small(), wire = small(), bones = small();
+    view_angles("front", front.yaw, front.pitch);
+    view_angles("side", side.yaw, side.pitch);
+    posed.animation = 0;
+    posed.time = scene.animations[0].duration() * 0.5f;
+    wire.wireframe = true;
+    bones.skeleton = true;
+    auto f = render(scene, front), s = render(scene, side), base = render(scene, small()), p = render(scene, posed),
+         w = render(scene, wire), k = render(scene, bones);
+    ASSERT_TRUE(f && s && base && p && w && k);
+    EXPECT_GT(mismatch(*f, *s, 8), 0.01);
+    EXPECT_GT(mismatch(*base, *p, 8), 0.01) << "the animation's middle pose looks like the bind pose";
+    EXPECT_GT(mismatch(*base, *w, 8), 0.01);
+    EXPECT_GT(mismatch(*base, *k, 8), 0.001);
+    // The skeleton's colour (bones drawn over the mesh) appears only with the overlay.
+    auto has_orange = [](const RenderImage& im) {
+        for (size_t i = 0; i < im.rgba.size(); i += 4)
+            if (im.rgba[i] == 255 && im.rgba[i + 1] == 170 && im.rgba[i + 2] == 30) return true;
+        return false;
+    };
+    EXPECT_TRUE(has_orange(*k));
+    EXPECT_FALSE(has_orange(*base));
+}
+
+TEST(Render, TexturesAreSampled) {
+    const Scene scene = make_sample_scene();
+    ASSERT_FALSE(scene.materials.empty());
+    RenderOptions plain = small(), textured = small();
+    RenderImage checker;
+    checker.width = checker.height = 2;
+    checker.rgba = {255, 0, 0, 255, 0, 0, 255, 255, 0, 0, 255, 255, 255, 0, 0, 255};
+    textured.textures.assign(scene.materials.size(), checker);
+    auto a = render(scene, plain), b = render(scene, textured);
+    ASSERT_TRUE(a && b);
+    EXPECT_GT(mismatch(*a, *b, 16), 0.05);
+}
+
+TEST(Render, RefusesSizesBeyondTheLimitsAndMissingAnimations) {
+    const Scene scene = make_sample_scene();
+    RenderOptions o = small(0, 10);
+    EXPECT_EQ(render(scene, o).error().code, ErrorCode::InvalidArgument);
+    o = small(max_render_side + 1, 10);
+    EXPECT_EQ(render(scene, o).error().code, ErrorCode::InvalidArgument);
+    o = small();
+    o.animation = int32_t(scene.animations.size());
+    EXPECT_EQ(render(scene, o).error().code, ErrorCode::InvalidArgument);
+    o = small();
+    o.supersample = 5;
+    EXPECT_EQ(render(scene, o).error().code, ErrorCode::InvalidArgument);
+}
+
+TEST(Render, EmptySceneGivesTheBackground) {
+    auto image = render(Scene{}, small(16, 8));
+    ASSERT_TRUE(image);
+    EXPECT_EQ(coverage(*image, RenderOptions{}.background).pixels, 0u);
+}
+
+TEST(RenderCli, WritesAPngOfTheSampleWithItsTexture) {
+    const fs::path dir = files_dir();
+    ASSERT_EQ(run_cli({"sample", "-o", (dir / "s.iqm").string()}).exit_code, 0);
+    auto r = run_cli({"render", (dir / "s.iqm").string(), "-o", (dir / "s.png").string(), "--size", "96x64", "--background", "102030"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const RenderImage textured = decode_png(read_bytes(dir / "s.png"));
+    ASSERT_EQ(textured.width, 96u);
+    ASSERT_EQ(textured.height, 64u);
+    EXPECT_EQ(textured.rgba[0], 0x10);
+    EXPECT_EQ(textured.rgba[1], 0x20);
+    EXPECT_EQ(textured.rgba[2], 0x30);
+    // The sample's texture (sample.png beside it) is found as the glTF export finds it.
+    r = run_cli({"render", (dir / "s.iqm").string(), "-o", (dir / "plain.png").string(), "--size", "96x64", "--background", "102030",
+                 "--no-textures"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_GT(mismatch(textured, decode_png(read_bytes(dir / "plain.png")), 16), 0.02);
+}
+
+TEST(RenderCli, ErrorsAndExitCodes) {
+    const fs::path dir = files_dir();
+    ASSERT_EQ(run_cli({"sample", "-o", (dir / "s.iqm").string()}).exit_code, 0);
+    const std::string model = (dir / "s.iqm").string(), out = (dir / "o.png").string();
+    auto r = run_cli({"render", model, "-o", out, "--size", "0x5"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--size '0x5'"), std::string::npos) << r.err;
+    r = run_cli({"render", model, "-o", out, "--view", "under"});
+    EXPECT_EQ(r.exit_code, 1);
+    r = run_cli({"render", model, "-o", out, "--background", "zz0000"});
+    EXPECT_EQ(r.exit_code, 1);
+    r = run_cli({"render", model, "-o", out, "--anim", "nope"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("'wave'"), std::string::npos) << r.err;  // names the animations there are
+    r = run_cli({"render", (dir / "missing.iqm").string(), "-o", out});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_FALSE(fs::exists(out));
+    // The picture never replaces its own input.
+    const auto before = read_bytes(model);
+    r = run_cli({"render", model, "-o", model});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(read_bytes(model), before);
+}
+
+// Golden images: the sample and corpus models of three formats, 160 x 160.
+struct Golden {
+    std::string name;
+    std::vector<std::string> args;  // model paths (relative to the corpus for corpus models) and options
+    bool corpus;
+};
+
+class RenderGolden : public ::testing::TestWithParam<Golden> {};
+
+TEST_P(RenderGolden, MatchesTheCommittedPicture) {
+    const Golden& g = GetParam();
+    const fs::path dir = files_dir();
+    std::vector<std::string> args = {"render"};
+    if (g.corpus) {
+        RIGPORT_REQUIRE_CORPUS();
+        for (auto& a : g.args) args.push_back(a.rfind("--", 0) == 0 || a.find('/') == std::string::npos ? a : (corpus_dir() / a).string());
+    } else {
+        ASSERT_EQ(run_cli({"sample", "-o", (dir / "sample.iqm").string()}).exit_code, 0);
+        args.push_back((dir / "sample.iqm").string());
+        args.insert(args.end(), g.args.begin(), g.args.end());
+    }
+    const fs::path out = dir / ("render_" + g.name + ".png");  // sample.png is the sample's texture
+    args.insert(args.end(), {"-o", out.string(), "--size", "160x160"});
+    auto r = run_cli(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const fs::path golden = fs::path(RIGPORT_SOURCE_DIR) / "tests" / "golden" / "render" / (g.name + ".png");
+    if (std::getenv("RIGPORT_UPDATE_GOLDEN")) {
+        fs::create_directories(golden.parent_path());
+        fs::copy_file(out, golden, fs::copy_options::overwrite_existing);
+    }
+    const RenderImage want = decode_png(read_bytes(golden)), got = decode_png(read_bytes(out));
+    ASSERT_FALSE(want.rgba.empty()) << golden << " is missing (RIGPORT_UPDATE_GOLDEN=1 writes it)";
+    // Another libm may round a sine differently: a few pixels on edges may move, nothing more.
+    EXPECT_LE(mismatch(want, got, 3), 0.005) << "render differs from " << golden;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, RenderGolden,
+                         ::testing::Values(Golden{"sample", {}, false}, Golden{"sample_front_wire_skeleton", {"--view", "front", "--wireframe", "--skeleton"}, false},
+                                           Golden{"sample_wave", {"--anim", "wave", "--time", "0.4"}, false},
+                                           Golden{"mrfixit", {"iqm/mrfixit.iqm"}, true},
+                                           Golden{"cally", {"cal3d/upstream_binary/cally/cally.cfg", "--allow-missing"}, true},
+                                           Golden{"car_360", {"joe/vdrift-data-short__cars_360_body.joe", "--view", "iso"}, true}),
+                         [](const auto& info) { return info.param.name; });
