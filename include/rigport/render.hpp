@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -38,16 +39,42 @@ struct RenderOptions {
     // Per material (the scene's order): its diffuse texture, decoded; an empty entry or a short
     // list means none (load_render_textures gives these).
     std::vector<RenderImage> textures;
+    // Framed as if this box (min x, min y, max x, max y in the camera's right/up axes) were what
+    // is drawn, instead of view_bounds(): pictures of several poses framed alike (a sheet).
+    std::optional<std::array<double, 4>> frame;
+    // Work bound: the samples all triangles' bounding boxes cover, summed. A file of a million
+    // triangles each as large as the picture is a LimitExceeded error, not an hour of drawing.
+    // A real model covers its picture a few times over: 1e7 samples at 1024 x 1024.
+    uint64_t max_sample_tests = 1ull << 32;
 };
 
-// Limits render() checks: each side 1..16384 pixels, supersample 1..4.
+// Limits render() checks: each side 1..16384 pixels, at most 2^26 pixels (8192 x 8192) in all,
+// supersample 1..4; a large image takes fewer samples a pixel so that it holds at most 2^26.
 constexpr uint32_t max_render_side = 16384;
+constexpr uint64_t max_render_samples = 1ull << 26;
 
 // The scene drawn as options say: Y-up (a Z- or X-up scene turned as convert_to_y_up does),
 // meshes lit by a light over the camera's left shoulder and shaded on both sides (a preview, so
 // an inward normal never shows a black hole), colour = material diffuse x texture x vertex colour.
 // InvalidArgument for sizes beyond the limits or an animation index that does not exist.
 Expected<RenderImage> render(const Scene& scene, const RenderOptions& options);
+
+// The box render() frames for these options: what it draws (posed vertices; joints too with
+// skeleton) in the camera's right/up axes, as min x, min y, max x, max y.
+Expected<std::array<double, 4>> view_bounds(const Scene& scene, const RenderOptions& options);
+
+// A contact sheet: for each animation (or only `only`), a row of `frames` pictures at evenly
+// spaced times from its start to its end (frames 1: its start), every cell `cell` big and framed
+// alike (the union of all cells' view_bounds, so motion shows), a title strip above each row with
+// the animation's name, length and frame rate, and each cell's time at its foot. A scene without
+// animations gives one cell of the bind pose. InvalidArgument when the sheet would exceed the
+// render limits.
+struct SheetOptions {
+    RenderOptions cell;       // size, view, background, overlays, textures of each cell
+    uint32_t frames = 6;      // 1..64 per row
+    int32_t only = -1;        // one animation's row (its index), -1 = every animation
+};
+Expected<RenderImage> render_sheet(const Scene& scene, const SheetOptions& options);
 
 // The diffuse texture of each material, found as the glTF export finds them (images.hpp:
 // resolve_images with options.search_dir, root and confinement) or taken from the scene's own

@@ -26,11 +26,11 @@ bool top_left(const ScreenPoint& a, const ScreenPoint& b) {
 
 }  // namespace
 
-void SampleGrid::triangle(const ScreenPoint& a, const ScreenPoint& b0, const ScreenPoint& c0,
+uint64_t SampleGrid::triangle(const ScreenPoint& a, const ScreenPoint& b0, const ScreenPoint& c0,
                           const std::function<Rgba(float, float, float)>& shade) {
     // Wound so that the area is positive; the weights follow the swap.
     const double area0 = edge(a, b0, c0.x, c0.y);
-    if (!(std::abs(area0) > 0) || !std::isfinite(area0)) return;
+    if (!(std::abs(area0) > 0) || !std::isfinite(area0)) return 0;
     const bool swapped = area0 < 0;
     const ScreenPoint& b = swapped ? c0 : b0;
     const ScreenPoint& c = swapped ? b0 : c0;
@@ -39,7 +39,7 @@ void SampleGrid::triangle(const ScreenPoint& a, const ScreenPoint& b0, const Scr
     const double max_x = std::min(double(width_) - 1, std::ceil(double(std::max({a.x, b.x, c.x}))));
     const double min_y = std::max(0.0, std::floor(double(std::min({a.y, b.y, c.y}))));
     const double max_y = std::min(double(height_) - 1, std::ceil(double(std::max({a.y, b.y, c.y}))));
-    if (min_x > max_x || min_y > max_y) return;
+    if (min_x > max_x || min_y > max_y) return 0;
     const bool tl_a = top_left(b, c), tl_b = top_left(c, a), tl_c = top_left(a, b);
     for (int32_t y = int32_t(min_y); y <= int32_t(max_y); ++y) {
         const double py = y + 0.5;
@@ -56,6 +56,7 @@ void SampleGrid::triangle(const ScreenPoint& a, const ScreenPoint& b0, const Scr
             colour_[at] = swapped ? shade(la, lc, lb) : shade(la, lb, lc);
         }
     }
+    return uint64_t(max_x - min_x + 1) * uint64_t(max_y - min_y + 1);
 }
 
 void SampleGrid::put(int32_t x, int32_t y, float depth, Rgba colour, float depth_bias) {

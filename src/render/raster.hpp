@@ -25,8 +25,9 @@ public:
     uint32_t height() const { return height_; }
 
     // Fills the samples whose centres lie inside the triangle and nearer than what is there.
-    // shade(b0, b1, b2) gives the colour from the barycentric weights of a, b, c.
-    void triangle(const ScreenPoint& a, const ScreenPoint& b, const ScreenPoint& c,
+    // shade(b0, b1, b2) gives the colour from the barycentric weights of a, b, c. Returns the
+    // samples tested (its clipped bounding box): the work it took.
+    uint64_t triangle(const ScreenPoint& a, const ScreenPoint& b, const ScreenPoint& c,
                   const std::function<Rgba(float, float, float)>& shade);
     // A line `thickness` samples wide. depth_bias >= 0: drawn where it is no more than that behind
     // the surface there (edges of visible triangles); < 0: drawn over everything.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numbers>
 
 #include <fmt/format.h>
@@ -111,12 +112,18 @@ std::array<double, 4> sample(const RenderImage& t, double u, double v) {
     return out;
 }
 
-}  // namespace
+// Largest supersample factor (up to the one asked for) that keeps the sample grid within bounds.
+uint32_t samples_for(const RenderOptions& options) {
+    uint32_t ss = options.supersample;
+    while (ss > 1 && uint64_t(options.width) * options.height * ss * ss > max_render_samples) --ss;
+    return ss;
+}
 
-Expected<RenderImage> render(const Scene& input, const RenderOptions& options) {
-    if (options.width == 0 || options.height == 0 || options.width > max_render_side || options.height > max_render_side)
-        return make_error(ErrorCode::InvalidArgument, fmt::format("image size {}x{}: each side must be 1 to {} pixels",
-                                                                  options.width, options.height, max_render_side));
+Status check_options(const Scene& input, const RenderOptions& options) {
+    if (options.width == 0 || options.height == 0 || options.width > max_render_side || options.height > max_render_side ||
+        uint64_t(options.width) * options.height > max_render_samples)
+        return make_error(ErrorCode::InvalidArgument, fmt::format("image size {}x{}: each side must be 1 to {} pixels, {} pixels in all at most",
+                                                                  options.width, options.height, max_render_side, max_render_samples));
     if (options.supersample == 0 || options.supersample > 4)
         return make_error(ErrorCode::InvalidArgument, fmt::format("supersample {}: must be 1 to 4", options.supersample));
     if (options.animation >= int32_t(input.animations.size()))
@@ -124,38 +131,70 @@ Expected<RenderImage> render(const Scene& input, const RenderOptions& options) {
                                                                   input.animations.size()));
     if (!std::isfinite(options.yaw) || !std::isfinite(options.pitch) || !std::isfinite(options.time))
         return make_error(ErrorCode::InvalidArgument, "yaw, pitch and time must be finite numbers");
+    return Ok{};
+}
 
+// Everything a picture needs before drawing: the scene turned Y-up, posed, and the bounds of
+// what is drawn in the camera's plane.
+struct Prepared {
+    std::unique_ptr<Scene> turned;  // a Z- or X-up scene, turned on a copy
+    const Scene* scene = nullptr;
+    std::vector<Mat4> world;        // joints in the pose
+    std::vector<PosedMesh> posed;
+    std::array<double, 4> bounds{};  // min x, min y, max x, max y in the camera's right/up axes
+};
+
+Prepared prepare(const Scene& input, const RenderOptions& options, const Camera& camera) {
+    Prepared p;
     // Every format drawn Y-up: a Z- or X-up scene is turned on a copy.
-    std::optional<Scene> turned;
     if (input.meta.up == UpAxis::Z || input.meta.up == UpAxis::X) {
-        turned = input;
-        convert_to_y_up(*turned);
+        p.turned = std::make_unique<Scene>(input);
+        convert_to_y_up(*p.turned);
     }
-    const Scene& scene = turned ? *turned : input;
+    p.scene = p.turned ? p.turned.get() : &input;
+    const Scene& scene = *p.scene;
 
     std::vector<Transform> local = bind_pose(scene.skeleton);
     if (options.animation >= 0) local = sample_pose(scene.skeleton, scene.animations[size_t(options.animation)], options.time);
     const std::vector<Mat4> skinning = scene.skeleton.joints.empty() ? std::vector<Mat4>{} : skinning_matrices(scene.skeleton, local);
-    const std::vector<Mat4> world = scene.skeleton.joints.empty() ? std::vector<Mat4>{} : world_matrices(scene.skeleton, local);
+    if (!scene.skeleton.joints.empty()) p.world = world_matrices(scene.skeleton, local);
+    p.posed.reserve(scene.meshes.size());
+    for (size_t m = 0; m < scene.meshes.size(); ++m) p.posed.push_back(pose_mesh(scene.meshes[m], uint32_t(m), scene, options, skinning));
 
-    const Camera camera(options.yaw, options.pitch);
-    std::vector<PosedMesh> posed;
-    posed.reserve(scene.meshes.size());
-    for (size_t m = 0; m < scene.meshes.size(); ++m) posed.push_back(pose_mesh(scene.meshes[m], uint32_t(m), scene, options, skinning));
-
-    // Framing: the bounds of everything drawn, in the camera's plane, fill the image less a margin.
     double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
-    auto extend = [&](const D3& p) {
-        const D3 v = camera.view(p);
+    auto extend = [&](const D3& q) {
+        const D3 v = camera.view(q);
         if (!std::isfinite(v[0]) || !std::isfinite(v[1])) return;
         for (int k = 0; k < 2; ++k) lo[k] = std::min(lo[k], v[k]), hi[k] = std::max(hi[k], v[k]);
     };
-    for (auto& pm : posed)
-        for (auto& p : pm.positions) extend(p);
+    for (auto& pm : p.posed)
+        for (auto& q : pm.positions) extend(q);
     if (options.skeleton || lo[0] > hi[0])
-        for (auto& w : world) extend({w[3][0], w[3][1], w[3][2]});
+        for (auto& w : p.world) extend({w[3][0], w[3][1], w[3][2]});
     if (lo[0] > hi[0]) lo[0] = lo[1] = -1, hi[0] = hi[1] = 1;  // nothing to frame: an empty picture
-    const uint32_t ss = options.supersample;
+    p.bounds = {lo[0], lo[1], hi[0], hi[1]};
+    return p;
+}
+
+}  // namespace
+
+Expected<std::array<double, 4>> view_bounds(const Scene& scene, const RenderOptions& options) {
+    if (auto st = check_options(scene, options); !st) return st.error();
+    return prepare(scene, options, Camera(options.yaw, options.pitch)).bounds;
+}
+
+Expected<RenderImage> render(const Scene& input, const RenderOptions& options) {
+    if (auto st = check_options(input, options); !st) return st.error();
+    const Camera camera(options.yaw, options.pitch);
+    const Prepared prepared = prepare(input, options, camera);
+    const Scene& scene = *prepared.scene;
+    const std::vector<Mat4>& world = prepared.world;
+    const std::vector<PosedMesh>& posed = prepared.posed;
+
+    // Framing: the bounds (or options.frame) fill the image less a margin, centred.
+    const std::array<double, 4> box = options.frame ? *options.frame : prepared.bounds;
+    const double lo[2] = {box[0], box[1]}, hi[2] = {box[2], box[3]};
+    const uint32_t ss = samples_for(options);
     const double gw = double(options.width) * ss, gh = double(options.height) * ss;
     const double margin = 0.06;
     const double span_x = std::max(hi[0] - lo[0], 1e-9), span_y = std::max(hi[1] - lo[1], 1e-9);
@@ -167,6 +206,7 @@ Expected<RenderImage> render(const Scene& input, const RenderOptions& options) {
     };
 
     SampleGrid grid(options.width * ss, options.height * ss, options.background);
+    uint64_t tested = 0;  // samples tested by every triangle so far: the work, bounded
     for (size_t m = 0; m < scene.meshes.size(); ++m) {
         const Mesh& mesh = scene.meshes[m];
         const PosedMesh& pm = posed[m];
@@ -184,7 +224,7 @@ Expected<RenderImage> render(const Scene& input, const RenderOptions& options) {
         for (const Triangle& t : mesh.triangles) {
             if (t[0] >= screen.size() || t[1] >= screen.size() || t[2] >= screen.size()) continue;
             const D3 face = normalized(cross(sub(pm.positions[t[1]], pm.positions[t[0]]), sub(pm.positions[t[2]], pm.positions[t[0]])));
-            grid.triangle(screen[t[0]], screen[t[1]], screen[t[2]], [&](float l0, float l1, float l2) {
+            tested += grid.triangle(screen[t[0]], screen[t[1]], screen[t[2]], [&](float l0, float l1, float l2) {
                 const float l[3] = {l0, l1, l2};
                 D3 n = face;
                 if (!pm.normals.empty()) {
@@ -207,6 +247,11 @@ Expected<RenderImage> render(const Scene& input, const RenderOptions& options) {
                         c[k] *= (*colours)[t[0]][k] * l[0] + (*colours)[t[1]][k] * l[1] + (*colours)[t[2]][k] * l[2];
                 return to_rgba({c[0] * light, c[1] * light, c[2] * light, 1.0});
             });
+            if (tested > options.max_sample_tests)
+                return make_error(ErrorCode::LimitExceeded,
+                                  fmt::format("mesh '{}': drawing its triangles tests more than {} samples (large triangles over one "
+                                              "another); a smaller --size",
+                                              mesh.name, options.max_sample_tests));
         }
         if (options.wireframe) {
             // Edges on the surface: a bias of a thousandth of the depth span keeps them in front of
@@ -219,14 +264,17 @@ Expected<RenderImage> render(const Scene& input, const RenderOptions& options) {
         }
     }
     if (options.skeleton && !world.empty()) {
+        // Bones and joints sized to the picture: visible in a thumbnail, not blobs in a poster.
+        const uint32_t side = std::min(options.width, options.height);
+        const uint32_t bone = std::clamp<uint32_t>(side / 256, 1, 4) * ss, joint = std::clamp<uint32_t>(side / 100, 2, 8) * ss;
         for (size_t j = 0; j < world.size(); ++j) {
             const int32_t parent = scene.skeleton.joints[j].parent;
             if (parent < 0) continue;
             const auto& a = world[size_t(parent)];
             const auto& b = world[j];
-            grid.line(project({a[3][0], a[3][1], a[3][2]}), project({b[3][0], b[3][1], b[3][2]}), Rgba{255, 170, 30, 255}, 2 * ss, -1);
+            grid.line(project({a[3][0], a[3][1], a[3][2]}), project({b[3][0], b[3][1], b[3][2]}), Rgba{255, 170, 30, 255}, bone, -1);
         }
-        for (auto& w : world) grid.dot(project({w[3][0], w[3][1], w[3][2]}), Rgba{255, 235, 120, 255}, 5 * ss);
+        for (auto& w : world) grid.dot(project({w[3][0], w[3][1], w[3][2]}), Rgba{255, 235, 120, 255}, joint);
     }
     RenderImage image;
     image.width = options.width;

@@ -114,6 +114,7 @@ TEST(Render, ViewsPosesAndOverlaysChangeThePicture) {
     posed.time = scene.animations[0].duration() * 0.5f;
     wire.wireframe = true;
     bones.skeleton = true;
+    bones.supersample = 1;  // the bones' colour exact in whole pixels
     auto f = render(scene, front), s = render(scene, side), base = render(scene, small()), p = render(scene, posed),
          w = render(scene, wire), k = render(scene, bones);
     ASSERT_TRUE(f && s && base && p && w && k);
@@ -158,10 +159,78 @@ TEST(Render, RefusesSizesBeyondTheLimitsAndMissingAnimations) {
     EXPECT_EQ(render(scene, o).error().code, ErrorCode::InvalidArgument);
 }
 
+TEST(Render, WorkIsBounded) {
+    // Triangles as large as the picture, one over another: the samples they test are counted and
+    // the drawing stops at the bound.
+    Scene scene;
+    Mesh mesh;
+    mesh.name = "stack";
+    for (int i = 0; i < 300; ++i) {
+        const uint32_t v = mesh.vertex_count();
+        const float z = float(i) * 1e-3f;
+        mesh.positions.insert(mesh.positions.end(), {Vec3{-1, -1, z}, Vec3{1, -1, z}, Vec3{0, 1, z}});
+        mesh.triangles.push_back({v, v + 1, v + 2});
+    }
+    scene.meshes.push_back(mesh);
+    RenderOptions o = small(64, 64);
+    EXPECT_TRUE(render(scene, o));
+    o.max_sample_tests = 100 * 64 * 64 * 4;  // a hundred pictures' worth of samples
+    auto r = render(scene, o);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ErrorCode::LimitExceeded);
+    EXPECT_NE(r.error().message.find("mesh 'stack'"), std::string::npos) << r.error().message;
+}
+
 TEST(Render, EmptySceneGivesTheBackground) {
     auto image = render(Scene{}, small(16, 8));
     ASSERT_TRUE(image);
     EXPECT_EQ(coverage(*image, RenderOptions{}.background).pixels, 0u);
+}
+
+TEST(RenderSheet, ARowPerAnimationFramedAlike) {
+    const Scene scene = make_sample_scene();
+    ASSERT_EQ(scene.animations.size(), 2u);
+    SheetOptions o;
+    o.cell = small(64, 48);
+    o.frames = 5;
+    auto sheet = render_sheet(scene, o);
+    ASSERT_TRUE(sheet);
+    EXPECT_EQ(sheet->width, 5u * 64);
+    const uint32_t row = sheet->height / 2;
+    EXPECT_EQ(sheet->height % 2, 0u);
+    EXPECT_GT(row, 48u);  // a title strip above each row's cells
+    // Cells of one row differ (the animation moves); the looping 'wave' ends where it starts, and
+    // with one framing for every cell its first and last cells are the same picture but for their labels.
+    auto cell = [&](uint32_t r, uint32_t k) {
+        RenderImage c;
+        c.width = 64;
+        c.height = 30;  // above the time label
+        for (uint32_t y = 0; y < c.height; ++y)
+            c.rgba.insert(c.rgba.end(), sheet->rgba.begin() + ((size_t(r) * row + (row - 48) + y) * sheet->width + k * 64) * 4,
+                          sheet->rgba.begin() + ((size_t(r) * row + (row - 48) + y) * sheet->width + k * 64 + 64) * 4);
+        return c;
+    };
+    EXPECT_GT(mismatch(cell(0, 0), cell(0, 2), 8), 0.01);
+    EXPECT_EQ(mismatch(cell(0, 0), cell(0, 4), 0), 0.0);
+    // One animation only; limits.
+    o.only = 1;
+    auto one = render_sheet(scene, o);
+    ASSERT_TRUE(one);
+    EXPECT_EQ(one->height, row);
+    o.frames = 0;
+    EXPECT_EQ(render_sheet(scene, o).error().code, ErrorCode::InvalidArgument);
+    o.frames = 64;
+    o.only = -1;
+    o.cell = small(4096, 4096);
+    EXPECT_EQ(render_sheet(scene, o).error().code, ErrorCode::InvalidArgument);
+    // No animation: the bind pose alone.
+    Scene still = scene;
+    still.animations.clear();
+    o = SheetOptions{};
+    o.cell = small(32, 32);
+    auto bind = render_sheet(still, o);
+    ASSERT_TRUE(bind);
+    EXPECT_EQ(bind->width, 32u);
 }
 
 TEST(RenderCli, WritesAPngOfTheSampleWithItsTexture) {
@@ -196,6 +265,12 @@ TEST(RenderCli, ErrorsAndExitCodes) {
     r = run_cli({"render", model, "-o", out, "--anim", "nope"});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("'wave'"), std::string::npos) << r.err;  // names the animations there are
+    r = run_cli({"render", model, "-o", out, "--sheet", "--time", "1"});
+    EXPECT_EQ(r.exit_code, 1);
+    r = run_cli({"render", model, "-o", out, "--sheet", "--frames", "65"});
+    EXPECT_EQ(r.exit_code, 1);
+    r = run_cli({"render", model, "-o", out, "--frames", "3"});
+    EXPECT_EQ(r.exit_code, 1);
     r = run_cli({"render", (dir / "missing.iqm").string(), "-o", out});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_FALSE(fs::exists(out));
@@ -245,6 +320,7 @@ TEST_P(RenderGolden, MatchesTheCommittedPicture) {
 INSTANTIATE_TEST_SUITE_P(Models, RenderGolden,
                          ::testing::Values(Golden{"sample", {}, false}, Golden{"sample_front_wire_skeleton", {"--view", "front", "--wireframe", "--skeleton"}, false},
                                            Golden{"sample_wave", {"--anim", "wave", "--time", "0.4"}, false},
+                                           Golden{"sample_sheet", {"--sheet", "--frames", "4", "--view", "side"}, false},
                                            Golden{"mrfixit", {"iqm/mrfixit.iqm"}, true},
                                            Golden{"cally", {"cal3d/upstream_binary/cally/cally.cfg", "--allow-missing"}, true},
                                            Golden{"car_360", {"joe/vdrift-data-short__cars_360_body.joe", "--view", "iso"}, true}),

@@ -12,10 +12,11 @@ namespace {
 
 struct RenderArgs {
     std::vector<std::string> inputs;
-    std::string output, anim, view, size = "512x512", background = "2c3038";
-    std::optional<float> yaw, pitch;
-    float time = 0;
-    bool wireframe = false, skeleton = false, no_textures = false, force = false;
+    std::string output, anim, view, background = "2c3038";
+    std::optional<std::string> size;
+    std::optional<float> yaw, pitch, time;
+    uint32_t frames = 6;
+    bool wireframe = false, skeleton = false, no_textures = false, force = false, sheet = false;
     LoadFlags load;
 };
 
@@ -44,15 +45,23 @@ bool parse_colour(std::string text, std::array<uint8_t, 4>& rgba) {
 
 int run_render(const RenderArgs& a) {
     RenderOptions options;
-    if (!parse_size(a.size, options.width, options.height))
-        return fail(usage_error(fmt::format("--size '{}': expected WIDTHxHEIGHT, each 1 to {}", a.size, max_render_side)), exit_usage, false);
+    // A sheet's --size is each cell's; its cells are smaller by default.
+    const std::string size = a.size ? *a.size : a.sheet ? "192x192" : "512x512";
+    if (!parse_size(size, options.width, options.height))
+        return fail(usage_error(fmt::format("--size '{}': expected WIDTHxHEIGHT, each 1 to {}", size, max_render_side)), exit_usage, false);
+    if (a.sheet && a.time)
+        return fail(usage_error("--time has no meaning with --sheet: its cells are evenly spaced over each animation (--frames)"), exit_usage,
+                    false);
+    if (!a.sheet && a.frames != 6) return fail(usage_error("--frames is for --sheet"), exit_usage, false);
+    if (a.frames == 0 || a.frames > 64)
+        return fail(usage_error(fmt::format("--frames {}: must be 1 to 64", a.frames)), exit_usage, false);
     if (!parse_colour(a.background, options.background))
         return fail(usage_error(fmt::format("--background '{}': expected RRGGBB or RRGGBBAA in hexadecimal", a.background)), exit_usage, false);
     if (!a.view.empty() && !view_angles(a.view, options.yaw, options.pitch))
         return fail(usage_error(fmt::format("--view '{}': expected front, side, top, iso or three-quarter", a.view)), exit_usage, false);
     if (a.yaw) options.yaw = *a.yaw;
     if (a.pitch) options.pitch = *a.pitch;
-    options.time = a.time;
+    options.time = a.time.value_or(0.0f);
     options.wireframe = a.wireframe;
     options.skeleton = a.skeleton;
 
@@ -92,8 +101,19 @@ int run_render(const RenderArgs& a) {
         if (!textures) return fail(textures.error(), read_exit_code(textures.error()), false);
         options.textures = std::move(*textures);
     }
-    auto image = render(*scene, options);
-    if (!image) return fail(image.error(), exit_usage, false);
+    Expected<RenderImage> image = RenderImage{};
+    if (a.sheet) {
+        SheetOptions sheet;
+        sheet.only = options.animation;
+        options.animation = -1;
+        sheet.cell = std::move(options);
+        sheet.frames = a.frames;
+        image = render_sheet(*scene, sheet);
+    } else {
+        image = render(*scene, options);
+    }
+    // A bad option value is a usage error (1); a model too costly to draw is an input problem (2).
+    if (!image) return fail(image.error(), read_exit_code(image.error()), false);
     print_warnings(warnings);
     const auto png = encode_png(*image);
     if (auto st = write_file_atomic(a.output, png, write_options); !st) return fail(st.error(), write_exit_code(st.error()), false);
@@ -108,12 +128,14 @@ Verb add_render(CLI::App& app) {
     sub->add_option("MODEL", a->inputs, "Model file; several files (a mesh and its animations, a Cal3D set) are one model, as in 'convert'")
         ->required();
     sub->add_option("-o,--output", a->output, "The PNG to write")->required();
-    sub->add_option("--anim", a->anim, "Draw this animation's pose (by name) instead of the bind pose");
+    sub->add_option("--anim", a->anim, "Draw this animation's pose (by name) instead of the bind pose; with --sheet, its row only");
     sub->add_option("--time", a->time, "Seconds into --anim (clamped to its keys; default 0)");
+    sub->add_flag("--sheet", a->sheet, "A contact sheet: a row of evenly spaced poses per animation, labelled with its name and times");
+    sub->add_option("--frames", a->frames, "Poses per row of --sheet, its start to its end (default 6, at most 64)");
     sub->add_option("--view", a->view, "front, side, top, iso or three-quarter (the default)");
     sub->add_option("--yaw", a->yaw, "Degrees about the up axis the camera sits at (0 = front, 90 = the model's +X side)");
     sub->add_option("--pitch", a->pitch, "Degrees above the horizon the camera sits at (90 = from the top)");
-    sub->add_option("--size", a->size, "Image size WIDTHxHEIGHT (default 512x512)");
+    sub->add_option("--size", a->size, "Image size WIDTHxHEIGHT (default 512x512); with --sheet, each cell's (default 192x192)");
     sub->add_option("--background", a->background, "Background colour RRGGBB or RRGGBBAA (default 2c3038)");
     sub->add_flag("--wireframe", a->wireframe, "Draw triangle edges over the shading");
     sub->add_flag("--skeleton", a->skeleton, "Draw bones and joints over the model");
