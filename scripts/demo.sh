@@ -24,6 +24,9 @@ run validate out/sample.iqm
 run convert out/sample.iqm -o out/sample_scaled.iqm -s 2 -v
 run info --json out/sample_scaled.iqm
 run convert out/sample.iqm -o out/sample.glb -v
+run render out/sample.iqm -o out/sample.png
+run render out/sample.iqm -o out/sample_sheet.png --sheet
 echo
-echo "demo: wrote out/sample.iqm (and its texture out/sample.png), out/sample_scaled.iqm and out/sample.glb"
+echo "demo: wrote out/sample.iqm (and its texture out/sample_texture.png), out/sample_scaled.iqm, out/sample.glb,"
+echo "      a picture out/sample.png and a contact sheet of both animations out/sample_sheet.png"
 echo "      (out/sample.glb opens in Blender, three.js or any glTF viewer: skinned, textured, 2 animations)"

@@ -202,8 +202,8 @@ Scene make_sample_scene() {
     scene.meshes.push_back(make_mesh());
 
     Material material;
-    material.name = "sample.png";  // IQM names a material by its texture
-    material.maps.push_back(TextureMap{TextureType::Diffuse, "sample.png", ""});
+    material.name = "sample_texture.png";  // IQM names a material by its texture
+    material.maps.push_back(TextureMap{TextureType::Diffuse, "sample_texture.png", ""});
     scene.materials.push_back(std::move(material));
 
     const char* names[joint_count] = {"root", "lower", "upper", "tip"};

@@ -201,7 +201,7 @@ TEST(Cli, InfoJsonOnTheSample) {
     EXPECT_EQ(j["animation_only"], false);
     ASSERT_EQ(j["meshes"].size(), 1u);
     EXPECT_EQ(j["meshes"][0]["name"], "sample");
-    EXPECT_EQ(j["meshes"][0]["material"], "sample.png");
+    EXPECT_EQ(j["meshes"][0]["material"], "sample_texture.png");
     EXPECT_EQ(j["meshes"][0]["vertices"], sample.vertex_count());
     EXPECT_EQ(j["meshes"][0]["triangles"], sample.triangle_count());
     ASSERT_EQ(j["animations"].size(), 2u);
@@ -221,7 +221,7 @@ TEST(Cli, InfoTextNamesEverything) {
     const fs::path dir = work_dir();
     auto r = run_cli({"info", write_sample(dir).string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    for (const char* s : {"iqm version 2", "sample.png", "blendweights", "root", "tip", "wave", "pulse", "loop", "bounds"})
+    for (const char* s : {"iqm version 2", "sample_texture.png", "blendweights", "root", "tip", "wave", "pulse", "loop", "bounds"})
         EXPECT_NE(r.out.find(s), std::string::npos) << s << " in\n" << r.out;
 }
 

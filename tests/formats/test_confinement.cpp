@@ -107,7 +107,7 @@ struct Confinement : ::testing::Test {
         write_bytes(dir / "secret.bin", gltf_bin());
         write_bytes(dir / "secret.png", secret_png());
     }
-    // char.cfg + char.xsf, char_sample.xmf, char_sample.png.xrf, char_wave.xaf, char_pulse.xaf
+    // char.cfg + char.xsf, char_sample.xmf, char_sample_texture.png.xrf, char_wave.xaf, char_pulse.xaf
     // (the built-in sample through the .cfg writer) in folder.
     void make_character(const fs::path& folder) {
         fs::create_directories(folder);
@@ -117,7 +117,7 @@ struct Confinement : ::testing::Test {
         ASSERT_EQ(c.exit_code, 0) << c.err;
         fs::remove(folder / "sample.iqm");
         ASSERT_TRUE(fs::exists(folder / "char.xsf"));
-        ASSERT_TRUE(fs::exists(folder / "char_sample.png.xrf"));
+        ASSERT_TRUE(fs::exists(folder / "char_sample_texture.png.xrf"));
     }
     // The character outside, its skeleton carrying the secret bone name.
     void make_outside_character() {
@@ -294,11 +294,11 @@ TEST_F(Confinement, CfgEntriesLeadingOutAreRefusedNamingTheLine) {
 
 TEST_F(Confinement, XrfMapOutsideThroughACfgIsRefused) {
     make_character(model);
-    std::string xrf = text_of(model / "char_sample.png.xrf");
-    const size_t at = xrf.find(">sample.png<");
+    std::string xrf = text_of(model / "char_sample_texture.png.xrf");
+    const size_t at = xrf.find(">sample_texture.png<");
     ASSERT_NE(at, std::string::npos) << xrf;
-    xrf.replace(at, 12, ">../secret.png<");
-    write_text(model / "char_sample.png.xrf", xrf);
+    xrf.replace(at, std::string(">sample_texture.png<").size(), ">../secret.png<");
+    write_text(model / "char_sample_texture.png.xrf", xrf);
     const std::string cfg = (model / "char.cfg").string();
     expect_refused(convert({cfg}, out / "m.glb"), {"../secret.png", "outside"});
     auto allowed = convert({cfg}, out / "m.glb", {"--allow-outside"});
@@ -482,7 +482,7 @@ TEST_F(Confinement, OnReadIsToldEveryFileALoadReads) {
     seen.clear();
     auto character = compile({CompileInput{{(model / "char.cfg").string()}, {}}}, options);
     ASSERT_TRUE(character) << character.error().to_string();
-    for (const char* name : {"char.cfg", "char.xsf", "char_sample.xmf", "char_sample.png.xrf", "char_wave.xaf", "char_pulse.xaf"})
+    for (const char* name : {"char.cfg", "char.xsf", "char_sample.xmf", "char_sample_texture.png.xrf", "char_wave.xaf", "char_pulse.xaf"})
         EXPECT_TRUE(seen.count(fs::weakly_canonical(model / name))) << name;
     // Textures, through ImageOptions::on_read.
     seen.clear();
@@ -492,7 +492,7 @@ TEST_F(Confinement, OnReadIsToldEveryFileALoadReads) {
     Warnings w;
     auto resolved = resolve_images(*character, (out / "m.glb").string(), images, w);
     ASSERT_TRUE(resolved) << resolved.error().to_string();
-    EXPECT_TRUE(seen.count(fs::weakly_canonical(model / "sample.png")));
+    EXPECT_TRUE(seen.count(fs::weakly_canonical(model / "sample_texture.png")));
 }
 
 }  // namespace

@@ -141,7 +141,7 @@ TEST(GltfImagesCliSample, IqmSampleBringsItsTextureAndConvertsWithoutWarnings) {
     const auto dir = test::temp_dir();
     auto r = test::run_cli({"sample", "-o", (dir / "sample.iqm").string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    ASSERT_TRUE(std::filesystem::exists(dir / "sample.png"));
+    ASSERT_TRUE(std::filesystem::exists(dir / "sample_texture.png"));
     r = test::run_cli({"convert", (dir / "sample.iqm").string(), "-o", (dir / "sample.glb").string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(r.err.empty()) << r.err;

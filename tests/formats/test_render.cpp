@@ -244,7 +244,7 @@ TEST(RenderCli, WritesAPngOfTheSampleWithItsTexture) {
     EXPECT_EQ(textured.rgba[0], 0x10);
     EXPECT_EQ(textured.rgba[1], 0x20);
     EXPECT_EQ(textured.rgba[2], 0x30);
-    // The sample's texture (sample.png beside it) is found as the glTF export finds it.
+    // The sample's texture (sample_texture.png beside it) is found as the glTF export finds it.
     r = run_cli({"render", (dir / "s.iqm").string(), "-o", (dir / "plain.png").string(), "--size", "96x64", "--background", "102030",
                  "--no-textures"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -302,7 +302,7 @@ TEST_P(RenderGolden, MatchesTheCommittedPicture) {
         args.push_back((dir / "sample.iqm").string());
         args.insert(args.end(), g.args.begin(), g.args.end());
     }
-    const fs::path out = dir / ("render_" + g.name + ".png");  // sample.png is the sample's texture
+    const fs::path out = dir / ("render_" + g.name + ".png");  // beside the sample and its texture
     args.insert(args.end(), {"-o", out.string(), "--size", "160x160"});
     auto r = run_cli(args);
     ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -29,7 +29,7 @@ TEST(Sample, PassesInvariantsAndHasTheAdvertisedContent) {
     ASSERT_EQ(mesh.texcoords.size(), 1u);
     ASSERT_EQ(mesh.colors.size(), 1u);
     ASSERT_EQ(scene.materials.size(), 1u);
-    EXPECT_EQ(scene.materials[0].name, "sample.png");
+    EXPECT_EQ(scene.materials[0].name, "sample_texture.png");
     EXPECT_EQ(mesh.material, 0);
     ASSERT_EQ(scene.skeleton.joints.size(), 4u);
     for (size_t j = 0; j < 4; ++j) EXPECT_EQ(scene.skeleton.joints[j].parent, int32_t(j) - 1);

@@ -29,17 +29,17 @@ int run_sample(const SampleArgs& a) {
     options.format = std::string(format->name);
     options.warnings = &warnings;
     // glTF holds images: the sample's texture goes inside. Other formats name it, so it is
-    // written beside them as sample.png (where a later convert to glTF finds it).
+    // written beside them as sample_texture.png (where a later convert to glTF finds it).
     const bool gltf = format->holds_images;
     options.gltf.embed_buffer = is_stdout_path(a.output);
-    if (gltf) options.gltf.images.push_back(GltfImage{"sample.png", "", "image/png", make_sample_texture()});
+    if (gltf) options.gltf.images.push_back(GltfImage{"sample_texture.png", "", "image/png", make_sample_texture()});
     auto output = save_output(scene, a.output, options);
     if (!output) {
         print_error(output.error().to_string());
         return write_exit_code(output.error());
     }
     // Standard output carries one file: the texture is left out there.
-    if (!gltf && !is_stdout_path(a.output)) output->side_files.push_back(OutputFile{"sample.png", make_sample_texture()});
+    if (!gltf && !is_stdout_path(a.output)) output->side_files.push_back(OutputFile{"sample_texture.png", make_sample_texture()});
     if (auto st = write_output(a.output, *output, WriteOptions{a.force, {}}); !st) {
         print_error(st.error().to_string());
         return write_exit_code(st.error());
