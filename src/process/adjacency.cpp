@@ -22,9 +22,12 @@ bool equal_keys(const EndpointKeys& keys, uint32_t a, uint32_t b) {
                       keys.words.begin() + keys.begin[b], keys.words.begin() + keys.begin[b + 1]);
 }
 
+}  // namespace
+
 // Endpoint identity: vertices with equal keys are one endpoint.
 std::vector<uint32_t> number_endpoints(const EndpointKeys& keys, uint32_t& next_id) {
     const uint32_t vertices = keys.vertex_count();
+    next_id = 0;
     std::vector<uint32_t> endpoint(vertices);
     const size_t mask = table_size(vertices) - 1;
     std::vector<uint32_t> slot_vertex(mask + 1, no_neighbor);
@@ -44,11 +47,14 @@ std::vector<uint32_t> number_endpoints(const EndpointKeys& keys, uint32_t& next_
     return endpoint;
 }
 
-}  // namespace
-
 std::vector<Triangle> compute_adjacency(const std::vector<Triangle>& triangles, const EndpointKeys& keys) {
-    uint32_t fresh = 0;
-    const std::vector<uint32_t> endpoint = number_endpoints(keys, fresh);
+    uint32_t count = 0;
+    const std::vector<uint32_t> endpoint = number_endpoints(keys, count);
+    return compute_adjacency(triangles, endpoint, count);
+}
+
+std::vector<Triangle> compute_adjacency(const std::vector<Triangle>& triangles, const std::vector<uint32_t>& endpoint, uint32_t count) {
+    uint32_t fresh = count;
 
     // Triangles in endpoint terms. An index without a key (a file or scene that breaks its
     // invariants) matches nothing.
