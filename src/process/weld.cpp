@@ -112,7 +112,7 @@ void weld_mesh(Mesh& mesh, uint32_t threads) {
                 source.push_back(v);
                 break;
             }
-            if (key.equal(slot[i], v)) {
+            if (hashes[slot[i]] == hashes[v] && key.equal(slot[i], v)) {
                 remap[v] = remap[slot[i]];
                 break;
             }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/huge_pages.hpp"
 #include "core/thread_pool.hpp"
 #include "formats/iqm/iqm_write_parts.hpp"
 #include "io/byte_cursor.hpp"
@@ -132,7 +133,7 @@ std::vector<uint8_t> write_detail::serialize(const IqmFile& file, uint32_t threa
     const Layout l = plan_layout(file);
     const Header& h = l.header;
     io::ByteWriter w;
-    w.bytes().reserve(l.filesize);
+    detail::reserve_huge(w.bytes(), l.filesize);  // the largest block: one fault per 2 MiB
     w.bytes(magic, sizeof magic);
     for (uint32_t v : {h.version, h.filesize, h.flags, h.num_text, h.ofs_text, h.num_meshes, h.ofs_meshes,
                        h.num_vertexarrays, h.num_vertexes, h.ofs_vertexarrays, h.num_triangles, h.ofs_triangles,

@@ -11,6 +11,7 @@
 
 #include "core/embedded_images.hpp"
 #include "core/frame_budget.hpp"
+#include "core/huge_pages.hpp"
 #include "core/thread_pool.hpp"
 #include "formats/iqm/iqm_write_parts.hpp"
 #include "rigport/anim.hpp"
@@ -56,7 +57,7 @@ static Expected<IqmFile> build_file(const Scene& input, const SaveOptions& optio
     // Text order as the compiler's: per mesh its name and material, then custom arrays, joints,
     // animations, extensions.
     uint32_t first_vertex = 0, first_triangle = 0;
-    file.triangles.reserve(scene.triangle_count());
+    detail::reserve_huge(file.triangles, scene.triangle_count());
     for (auto& m : scene.meshes) {
         MeshRecord rec;
         rec.name = text.add(m.name);

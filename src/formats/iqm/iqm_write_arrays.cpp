@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/huge_pages.hpp"
 #include "core/thread_pool.hpp"
 #include "formats/iqm/iqm_write_parts.hpp"
 
@@ -293,7 +294,7 @@ static void reserve_endpoint_keys(EndpointKeys& keys, const Scene& scene, const 
     size_t words = scene.vertex_count() * (arrays.position ? arrays.position->size : 0);
     for (size_t g = 0; g < blends.weights.size() && arrays.slots; ++g)
         for (uint32_t k = 0; k < arrays.slots; ++k) words += blends.weights[g][k] != 0 ? 2 : 0;
-    keys.words.reserve(words);
+    detail::reserve_huge(keys.words, words);
     keys.begin.reserve(scene.vertex_count() + 1);
 }
 
@@ -339,7 +340,7 @@ void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& fil
         va.format = uint32_t(plans[a].format);
         va.size = plans[a].size;
         const uint64_t count = scene.vertex_count() * plans[a].size;
-        if (lean) lean->bytes[a].reserve(count * component_size(ComponentType(std::min(va.format, max_format))));
+        if (lean) detail::reserve_huge(lean->bytes[a], count * component_size(ComponentType(std::min(va.format, max_format))));
         else va.values.resize(count);
     }
     // Lean: the adjacency keys are one more task beside the arrays (reserved here, in this
