@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -314,6 +315,33 @@ static void fill_endpoint_keys(EndpointKeys& keys, const Scene& scene, const std
         }
 }
 
+// The mesh's own float stream when a float array stores it unchanged (as many components as the
+// stream has, no normalization), or nullptr: then its bytes need no trip through doubles.
+static const float* float32_stream(const Mesh& m, const ArrayPlan& p) {
+    if (p.format != ComponentType::Float32 || p.set != 0) return nullptr;
+    switch (p.source) {
+        case Source::Position: return p.size == 3 && !m.positions.empty() ? m.positions.front().data() : nullptr;
+        case Source::Normal: return p.size == 3 && !m.normals.empty() ? m.normals.front().data() : nullptr;
+        case Source::Tangent: return p.size == 4 && !m.tangents.empty() ? m.tangents.front().data() : nullptr;
+        case Source::Texcoord: return p.size == 2 && !m.texcoords.empty() && !m.texcoords[0].empty() ? m.texcoords[0].front().data() : nullptr;
+        default: return nullptr;
+    }
+}
+
+// The float32 bytes of `count` floats, as encode_components writes them from the doubles the
+// floats widen to: the same bits, but a signalling NaN comes out quiet (as through a double).
+static void append_float32(const float* values, size_t count, std::vector<uint8_t>& out) {
+    const size_t at = out.size();
+    out.resize(at + count * 4);
+    uint8_t* p = out.data() + at;
+    for (size_t i = 0; i < count; ++i, p += 4) {
+        uint32_t u;
+        std::memcpy(&u, values + i, 4);
+        if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu)) u |= 0x00400000u;
+        for (int b = 0; b < 4; ++b) p[b] = uint8_t(u >> (8 * b));
+    }
+}
+
 // Fills every array over the global vertex set, meshes in order: its raw values, or with `lean`
 // its bytes as serialize() writes them (and the adjacency keys), never the 8-byte raw numbers.
 void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& file, Warnings* warnings, uint32_t threads,
@@ -364,6 +392,12 @@ void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& fil
             };
             uint64_t g = 0;  // global vertex
             for (auto& m : scene.meshes) {
+                if (const float* floats = lean ? float32_stream(m, p) : nullptr) {
+                    flush();  // what came before goes first
+                    append_float32(floats, size_t(m.vertex_count()) * p.size, lean->bytes[a]);
+                    g += m.vertex_count();
+                    continue;
+                }
                 const CustomArray* custom = nullptr;
                 for (auto& c : m.custom)
                     if (p.source == Source::Custom && c.name == p.name) custom = &c;
