@@ -37,8 +37,14 @@ std::vector<uint32_t> number_endpoints(const EndpointKeys& keys, uint32_t& next_
         uint32_t vertex = no_neighbor, tag = 0;
     };
     std::vector<Slot> slots(mask + 1);
+    // The hashes first, so each vertex's slot can be fetched a few vertices ahead: on a large
+    // model the table outgrows the cache and each probe would wait for memory in turn.
+    std::vector<uint64_t> hashes(vertices);
+    for (uint32_t g = 0; g < vertices; ++g) hashes[g] = hash_key(keys, g);
+    constexpr uint32_t ahead = 16;
     for (uint32_t g = 0; g < vertices; ++g) {
-        const uint64_t h = hash_key(keys, g);
+        if (g + ahead < vertices) __builtin_prefetch(&slots[hashes[g + ahead] & mask]);
+        const uint64_t h = hashes[g];
         const auto tag = uint32_t(h >> 32);
         for (size_t i = h & mask;; i = (i + 1) & mask) {
             Slot& slot = slots[i];
