@@ -1,6 +1,7 @@
 // IQM triangle adjacency, computed correctly (iqm-iqe.md §1.6 and bug 1), and its comparison.
 #include <algorithm>
 
+#include "core/huge_pages.hpp"
 #include "process/adjacency.hpp"
 #include "process/process_util.hpp"
 #include "rigport/process.hpp"
@@ -22,21 +23,38 @@ bool equal_keys(const EndpointKeys& keys, uint32_t a, uint32_t b) {
                       keys.words.begin() + keys.begin[b], keys.words.begin() + keys.begin[b + 1]);
 }
 
+}  // namespace
+
 // Endpoint identity: vertices with equal keys are one endpoint.
 std::vector<uint32_t> number_endpoints(const EndpointKeys& keys, uint32_t& next_id) {
     const uint32_t vertices = keys.vertex_count();
+    next_id = 0;
     std::vector<uint32_t> endpoint(vertices);
     const size_t mask = table_size(vertices) - 1;
-    std::vector<uint32_t> slot_vertex(mask + 1, no_neighbor);
+    // Each slot keeps the top half of its key's hash: keys are compared only when those agree,
+    // instead of reading another vertex's key at every probe.
+    struct Slot {
+        uint32_t vertex = no_neighbor, tag = 0;
+    };
+    std::vector<Slot> slots(mask + 1);
+    // The hashes first, so each vertex's slot can be fetched a few vertices ahead: on a large
+    // model the table outgrows the cache and each probe would wait for memory in turn.
+    std::vector<uint64_t> hashes(vertices);
+    for (uint32_t g = 0; g < vertices; ++g) hashes[g] = hash_key(keys, g);
+    constexpr uint32_t ahead = 16;
     for (uint32_t g = 0; g < vertices; ++g) {
-        for (size_t i = hash_key(keys, g) & mask;; i = (i + 1) & mask) {
-            if (slot_vertex[i] == no_neighbor) {
-                slot_vertex[i] = g;
+        if (g + ahead < vertices) __builtin_prefetch(&slots[hashes[g + ahead] & mask]);
+        const uint64_t h = hashes[g];
+        const auto tag = uint32_t(h >> 32);
+        for (size_t i = h & mask;; i = (i + 1) & mask) {
+            Slot& slot = slots[i];
+            if (slot.vertex == no_neighbor) {
+                slot = {g, tag};
                 endpoint[g] = next_id++;
                 break;
             }
-            if (equal_keys(keys, slot_vertex[i], g)) {
-                endpoint[g] = endpoint[slot_vertex[i]];
+            if (slot.tag == tag && equal_keys(keys, slot.vertex, g)) {
+                endpoint[g] = endpoint[slot.vertex];
                 break;
             }
         }
@@ -44,16 +62,19 @@ std::vector<uint32_t> number_endpoints(const EndpointKeys& keys, uint32_t& next_
     return endpoint;
 }
 
-}  // namespace
-
 std::vector<Triangle> compute_adjacency(const std::vector<Triangle>& triangles, const EndpointKeys& keys) {
-    uint32_t fresh = 0;
-    const std::vector<uint32_t> endpoint = number_endpoints(keys, fresh);
+    uint32_t count = 0;
+    const std::vector<uint32_t> endpoint = number_endpoints(keys, count);
+    return compute_adjacency(triangles, endpoint, count);
+}
+
+std::vector<Triangle> compute_adjacency(const std::vector<Triangle>& triangles, const std::vector<uint32_t>& endpoint, uint32_t count) {
+    uint32_t fresh = count;
 
     // Triangles in endpoint terms. An index without a key (a file or scene that breaks its
     // invariants) matches nothing.
     std::vector<std::array<uint32_t, 3>> tris;
-    tris.reserve(triangles.size());
+    reserve_huge(tris, triangles.size());
     auto id = [&](uint32_t v) { return v < endpoint.size() ? endpoint[v] : fresh++; };
     for (auto& t : triangles) tris.push_back({id(t[0]), id(t[1]), id(t[2])});
 
@@ -67,13 +88,16 @@ std::vector<Triangle> compute_adjacency(const std::vector<Triangle>& triangles, 
     std::vector<uint32_t> begin(size_t(endpoints) + 1, 0);
     for (uint32_t e = 0; e < edges; ++e) ++begin[low(e) + 1];
     for (uint32_t v = 0; v < endpoints; ++v) begin[v + 1] += begin[v];
-    std::vector<uint32_t> order(edges);
+    std::vector<uint32_t> order;
+    resize_huge(order, edges);
     {
         std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
         for (uint32_t e = 0; e < edges; ++e) order[fill[low(e)]++] = e;
     }
 
-    std::vector<Triangle> adjacency(tris.size(), Triangle{no_neighbor, no_neighbor, no_neighbor});
+    std::vector<Triangle> adjacency;
+    reserve_huge(adjacency, tris.size());
+    adjacency.assign(tris.size(), Triangle{no_neighbor, no_neighbor, no_neighbor});
     for (uint32_t v = 0; v < endpoints; ++v) {
         auto first = order.begin() + begin[v], last = order.begin() + begin[v + 1];
         if (last - first < 2) continue;

@@ -21,6 +21,10 @@ struct EndpointKeys {
 };
 // Triangles numbering vertices globally; an index without a key matches nothing.
 std::vector<Triangle> compute_adjacency(const std::vector<Triangle>& triangles, const EndpointKeys& keys);
+// The same in two steps, so the keys can be freed before the edges are matched: each vertex's
+// endpoint number (equal keys, equal number; `count` receives how many), then the adjacency.
+std::vector<uint32_t> number_endpoints(const EndpointKeys& keys, uint32_t& count);
+std::vector<Triangle> compute_adjacency(const std::vector<Triangle>& triangles, const std::vector<uint32_t>& endpoint, uint32_t count);
 
 struct AdjacencyComparison {
     uint64_t valid = 0;      // entry equals the correct neighbour

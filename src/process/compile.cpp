@@ -267,7 +267,7 @@ void run_pipeline(Part& part, Pipeline pipeline, uint32_t threads) {
     if (!part.has_normals) generate_normals(part.scene, part.smoothing, threads);
     part.smoothing = {};  // no longer needed: its memory goes before the next step's
     if (pipeline == Pipeline::Plain) return;
-    weld_vertices(part.scene);
+    detail::weld_vertices(part.scene, threads);
     optimize_vertex_cache(part.scene);
     detail::generate_tangents(part.scene, threads);
 }

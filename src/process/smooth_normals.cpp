@@ -159,11 +159,19 @@ struct PositionBuckets {
         std::vector<uint32_t> slot(mask + 1, empty);  // first vertex with that position
         std::vector<uint32_t> bucket_of_vertex(vertex_position.size());
         uint32_t buckets = 0;
-        for (uint32_t v = 0; v < vertex_position.size(); ++v) {
-            const Vec3& p = *vertex_position[v];
+        // The hashes first, so each vertex's slot can be fetched a few vertices ahead: on a
+        // large model the table outgrows the cache and each probe would wait for memory in turn.
+        std::vector<uint64_t> hashes(vertex_position.size());
+        for (size_t v = 0; v < vertex_position.size(); ++v) {
             uint64_t h = 0;
-            for (float x : p) h = mix(h, float_bits(x));
-            for (size_t i = h & mask;; i = (i + 1) & mask) {
+            for (float x : *vertex_position[v]) h = mix(h, float_bits(x));
+            hashes[v] = h;
+        }
+        constexpr uint32_t ahead = 16;
+        for (uint32_t v = 0; v < vertex_position.size(); ++v) {
+            if (v + ahead < vertex_position.size()) __builtin_prefetch(&slot[hashes[v + ahead] & mask]);
+            const Vec3& p = *vertex_position[v];
+            for (size_t i = hashes[v] & mask;; i = (i + 1) & mask) {
                 if (slot[i] == empty) {
                     slot[i] = v;
                     bucket_of_vertex[v] = buckets++;

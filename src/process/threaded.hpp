@@ -13,5 +13,6 @@ namespace rigport::detail {
 std::vector<FrameBounds> skinned_bounds(const Scene& scene, const std::vector<std::vector<Transform>>& local_poses,
                                         uint32_t threads);
 void generate_tangents(Scene& scene, uint32_t threads);
+void weld_vertices(Scene& scene, uint32_t threads);
 
 }  // namespace rigport::detail

@@ -1,8 +1,10 @@
 // Vertex welding: merges vertices whose every attribute is bit-for-bit equal (iqm-iqe.md §3.2 step 4).
 #include <cstring>
 
-#include "process/vertex_streams.hpp"
+#include "core/thread_pool.hpp"
 #include "process/process_util.hpp"
+#include "process/threaded.hpp"
+#include "process/vertex_streams.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {
@@ -85,9 +87,17 @@ struct VertexKey {
     }
 };
 
-void weld_mesh(Mesh& mesh) {
+constexpr size_t hashes_per_chunk = 1 << 14;
+
+void weld_mesh(Mesh& mesh, uint32_t threads) {
     const uint32_t n = mesh.vertex_count();
     const VertexKey key{mesh};
+    // The hashes first, in parallel (each vertex its own slot); the table is filled in vertex
+    // order, so the first vertex of each kind wins whatever the thread count.
+    std::vector<uint64_t> hashes(n);
+    detail::parallel_for(n, hashes_per_chunk, threads, [&](size_t begin, size_t end) {
+        for (size_t v = begin; v < end; ++v) hashes[v] = key.hash(uint32_t(v));
+    });
     const size_t mask = table_size(n) - 1;
     constexpr uint32_t empty = ~0u;
     std::vector<uint32_t> slot(mask + 1, empty);  // the first old vertex with those attributes
@@ -95,14 +105,14 @@ void weld_mesh(Mesh& mesh) {
     std::vector<uint32_t> remap(n);  // old vertex -> new vertex
     std::vector<uint32_t> source;    // new vertex -> the old vertex that won it
     for (uint32_t v = 0; v < n; ++v)
-        for (size_t i = key.hash(v) & mask;; i = (i + 1) & mask) {
+        for (size_t i = hashes[v] & mask;; i = (i + 1) & mask) {
             if (slot[i] == empty) {
                 slot[i] = v;
                 remap[v] = uint32_t(source.size());
                 source.push_back(v);
                 break;
             }
-            if (key.equal(slot[i], v)) {
+            if (hashes[slot[i]] == hashes[v] && key.equal(slot[i], v)) {
                 remap[v] = remap[slot[i]];
                 break;
             }
@@ -117,8 +127,10 @@ void weld_mesh(Mesh& mesh) {
 
 }  // namespace
 
-void weld_vertices(Scene& scene) {
-    for (auto& mesh : scene.meshes) weld_mesh(mesh);
+void weld_vertices(Scene& scene) { detail::weld_vertices(scene, 0); }
+
+void detail::weld_vertices(Scene& scene, uint32_t threads) {
+    for (auto& mesh : scene.meshes) weld_mesh(mesh, threads);
 }
 
 }  // namespace rigport

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "formats/iqm/iqm_layout.hpp"
+#include "formats/iqm/iqm_write_parts.hpp"
 #include "process/adjacency.hpp"
 #include "rigport/process.hpp"
 
@@ -35,25 +35,34 @@ EndpointKeys adjacency_keys(const IqmFile& f) {
     if (!indexes || !weights) indexes = weights = nullptr;
     const uint32_t slots = indexes ? std::min(indexes->size, weights->size) : 0;
     EndpointKeys keys;
-    std::vector<std::pair<uint64_t, uint64_t>> blend;
+    std::vector<std::pair<uint64_t, uint64_t>> scratch;
+    // The numbers a short array (a parsed file's) holds for vertex v, at most `n` of them.
+    auto stored = [](const VertexArray* va, uint64_t v, uint64_t n) -> std::span<const double> {
+        if (!va || n == 0) return {};
+        const uint64_t at = v * va->size;
+        if (at >= va->values.size()) return {};
+        return {va->values.data() + at, size_t(std::min<uint64_t>(n, va->values.size() - at))};
+    };
     for (uint64_t v = 0; v < f.header.num_vertexes; ++v) {
-        if (position)
-            for (uint64_t k = v * position->size; k < (v + 1) * position->size && k < position->values.size(); ++k)
-                keys.words.push_back(stored_bits(position->values[k]));
-        blend.clear();
-        for (uint64_t k = 0; k < slots; ++k) {
-            const uint64_t i = v * indexes->size + k, w = v * weights->size + k;
-            if (i < indexes->values.size() && w < weights->values.size() && weights->values[w] != 0)
-                blend.push_back({stored_bits(indexes->values[i]), stored_bits(weights->values[w])});
-        }
-        std::sort(blend.begin(), blend.end());
-        for (auto& [index, weight] : blend) keys.words.insert(keys.words.end(), {index, weight});
-        keys.end_vertex();
+        auto i = stored(indexes, v, slots), w = stored(weights, v, slots);
+        const size_t both = std::min(i.size(), w.size());  // a slot needs both numbers
+        write_detail::append_endpoint_key(keys, stored(position, v, position ? position->size : 0), i.first(both), w.first(both), scratch);
     }
     return keys;
 }
 
 }  // namespace
+
+void write_detail::append_endpoint_key(EndpointKeys& keys, std::span<const double> position, std::span<const double> indexes,
+                                       std::span<const double> weights, std::vector<std::pair<uint64_t, uint64_t>>& scratch) {
+    for (double p : position) keys.words.push_back(stored_bits(p));
+    scratch.clear();
+    for (size_t k = 0; k < indexes.size() && k < weights.size(); ++k)
+        if (weights[k] != 0) scratch.push_back({stored_bits(indexes[k]), stored_bits(weights[k])});
+    std::sort(scratch.begin(), scratch.end());
+    for (auto& [index, weight] : scratch) keys.words.insert(keys.words.end(), {index, weight});
+    keys.end_vertex();
+}
 
 std::vector<Triangle> compute_adjacency(const IqmFile& f) { return rigport::compute_adjacency(f.triangles, adjacency_keys(f)); }
 

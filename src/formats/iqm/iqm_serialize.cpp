@@ -1,10 +1,12 @@
 // IQM serializer: records -> bytes in the reference compiler's section order and alignment
 // (iqm-iqe.md §3.2 step 11), everything little-endian.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "core/huge_pages.hpp"
 #include "core/thread_pool.hpp"
 #include "formats/iqm/iqm_write_parts.hpp"
 #include "io/byte_cursor.hpp"
@@ -111,17 +113,27 @@ static void encode_vertex_arrays(const IqmFile& file, const Layout& l, std::vect
     });
 }
 
+// The arrays fill_arrays() encoded (LeanArrays::bytes), each copied to its offset and freed.
+static void copy_vertex_arrays(const Layout& l, std::vector<uint8_t>& out, std::vector<std::vector<uint8_t>>& encoded) {
+    for (size_t a = 0; a < encoded.size() && a < l.array_offsets.size(); ++a) {
+        const uint64_t at = l.array_offsets[a];
+        if (out.size() < at) out.resize(at);  // the alignment padding: zeros
+        out.insert(out.end(), encoded[a].begin(), encoded[a].end());
+        std::vector<uint8_t>().swap(encoded[a]);
+    }
+}
+
 }  // namespace write_detail
 
 using namespace write_detail;
 
 std::vector<uint8_t> serialize(const IqmFile& file) { return write_detail::serialize(file, 0); }
 
-std::vector<uint8_t> write_detail::serialize(const IqmFile& file, uint32_t threads) {
+std::vector<uint8_t> write_detail::serialize(const IqmFile& file, uint32_t threads, std::vector<std::vector<uint8_t>>* encoded) {
     const Layout l = plan_layout(file);
     const Header& h = l.header;
     io::ByteWriter w;
-    w.bytes().reserve(l.filesize);
+    detail::reserve_huge(w.bytes(), l.filesize);  // the largest block: one fault per 2 MiB
     w.bytes(magic, sizeof magic);
     for (uint32_t v : {h.version, h.filesize, h.flags, h.num_text, h.ofs_text, h.num_meshes, h.ofs_meshes,
                        h.num_vertexarrays, h.num_vertexes, h.ofs_vertexarrays, h.num_triangles, h.ofs_triangles,
@@ -139,12 +151,19 @@ std::vector<uint8_t> write_detail::serialize(const IqmFile& file, uint32_t threa
         for (uint32_t v : {va.type, va.flags, va.format, va.size, l.array_offsets[a]}) w.u32(v);
     }
     pad_to(w, l.vertex_start);
-    encode_vertex_arrays(file, l, w.bytes(), threads);
+    if (encoded) copy_vertex_arrays(l, w.bytes(), *encoded);
+    else encode_vertex_arrays(file, l, w.bytes(), threads);
     w.pad_to(4);
 
-    for (auto& t : file.triangles)
-        for (uint32_t v : t) w.u32(v);
-    if (h.ofs_adjacency)
+    // On a little-endian machine the uint32 lists are their bytes: one copy each.
+    constexpr bool little = std::endian::native == std::endian::little;
+    if (little) w.bytes(file.triangles.data(), file.triangles.size() * sizeof(Triangle));
+    else
+        for (auto& t : file.triangles)
+            for (uint32_t v : t) w.u32(v);
+    if (h.ofs_adjacency && little && file.adjacency.size() == file.triangles.size())
+        w.bytes(file.adjacency.data(), file.adjacency.size() * sizeof(Triangle));
+    else if (h.ofs_adjacency)
         for (size_t t = 0; t < file.triangles.size(); ++t)
             for (int k = 0; k < 3; ++k) w.u32(t < file.adjacency.size() ? file.adjacency[t][k] : no_neighbor);
     for (auto& j : file.joints) {

@@ -1,10 +1,13 @@
 // IQM writer, vertex arrays: canonical order and formats, the compiler's normalization and its
 // ubyte blend weights (iqm-iqe.md §1.5, §3.2 step 7).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstring>
 
 #include <fmt/format.h>
 
+#include "core/huge_pages.hpp"
 #include "core/thread_pool.hpp"
 #include "formats/iqm/iqm_write_parts.hpp"
 
@@ -195,98 +198,220 @@ static std::array<double, 4> attribute_value(const Mesh& m, const ArrayPlan& p, 
 // The blend index and weight numbers of every global vertex, as written (§1.5). Switches the
 // index format to int when a joint does not fit the chosen one.
 struct BlendValues {
-    std::vector<std::array<double, 4>> indexes, weights;
+    std::vector<std::array<uint32_t, 4>> indexes;  // joints: whole numbers, half the bytes of doubles
+    std::vector<std::array<double, 4>> weights;
+    std::array<double, 4> index(uint64_t g) const {
+        const auto& j = indexes[g];
+        return {double(j[0]), double(j[1]), double(j[2]), double(j[3])};
+    }
 };
 
-static BlendValues blend_values(const Scene& scene, ArrayPlan& index_plan, const ArrayPlan& weight_plan, Warnings* warnings) {
+static BlendValues blend_values(const Scene& scene, ArrayPlan& index_plan, const ArrayPlan& weight_plan, Warnings* warnings,
+                                uint32_t threads) {
     BlendValues out;
+    out.indexes.resize(scene.vertex_count());
+    out.weights.resize(scene.vertex_count());
     const uint32_t slots = weight_plan.size;
     const ComponentType format = weight_plan.format;
-    std::vector<Influence> scratch;
-    uint64_t dropped_vertices = 0, largest = 0;
-    for (auto& m : scene.meshes)
-        for (uint32_t v = 0; v < m.vertex_count(); ++v) {
-            bool dropped = false;
-            Blend b = select_blend(m, v, slots, scratch, dropped);
-            dropped_vertices += dropped;
-            std::array<double, 4> w = b.weight;
-            if (format == ComponentType::UInt8) {
-                w = ubyte_weights(b);
-            } else if (is_integer(format)) {
-                for (auto& c : w) c = denormalize_component(c, format);
+    // Each vertex writes only its own slots; the count and the largest joint do not depend on
+    // the order they are combined in.
+    std::atomic<uint64_t> dropped_vertices{0}, largest{0};
+    uint64_t base = 0;  // the mesh's first global vertex
+    for (auto& m : scene.meshes) {
+        detail::parallel_for(m.vertex_count(), 1 << 14, threads, [&](size_t begin, size_t end) {
+            std::vector<Influence> scratch;
+            uint64_t dropped_here = 0, largest_here = 0;
+            for (uint32_t v = uint32_t(begin); v < end; ++v) {
+                bool dropped = false;
+                Blend b = select_blend(m, v, slots, scratch, dropped);
+                dropped_here += dropped;
+                std::array<double, 4> w = b.weight;
+                if (format == ComponentType::UInt8) {
+                    w = ubyte_weights(b);
+                } else if (is_integer(format)) {
+                    for (auto& c : w) c = denormalize_component(c, format);
+                }
+                for (uint32_t k = 0; k < 4; ++k) largest_here = std::max<uint64_t>(largest_here, b.joint[k]);
+                out.indexes[base + v] = b.joint;
+                out.weights[base + v] = w;
             }
-            std::array<double, 4> j{};
-            for (uint32_t k = 0; k < 4; ++k) {
-                j[k] = b.joint[k];
-                largest = std::max<uint64_t>(largest, b.joint[k]);
+            dropped_vertices += dropped_here;
+            for (uint64_t seen = largest.load(); seen < largest_here && !largest.compare_exchange_weak(seen, largest_here);) {
             }
-            out.indexes.push_back(j);
-            out.weights.push_back(w);
-        }
+        });
+        base += m.vertex_count();
+    }
     if (dropped_vertices && warnings)
         warnings->add(WarningCode::DroppedData, fmt::format("{} vertices have more than {} influences; the heaviest {} were kept",
-                                                            dropped_vertices, slots, slots));
+                                                            dropped_vertices.load(), slots, slots));
     if (largest > max_index(index_plan.format)) {
         if (warnings)
             warnings->add(WarningCode::NonStandardFormat, fmt::format("joint index {} does not fit {} blend indexes; written as int",
-                                                                      largest, to_string(index_plan.format)));
+                                                                      largest.load(), to_string(index_plan.format)));
         index_plan.format = ComponentType::Int32;
     }
     return out;
 }
 
-// Fills every array's raw values over the global vertex set, meshes in order.
-void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& file, Warnings* warnings, uint32_t threads) {
+// One vertex's raw number for an array (its mesh's custom array of that name, if any; g: the
+// global vertex): the values fill_arrays stores or encodes, and the adjacency keys' numbers.
+static std::array<double, 4> raw_value(const Mesh& m, const ArrayPlan& p, const CustomArray* custom, uint32_t v, uint64_t g,
+                                       const BlendValues& blends) {
+    std::array<double, 4> value{};
+    if (p.source == Source::BlendIndexes) return blends.index(g);
+    if (p.source == Source::BlendWeights) return blends.weights[g];
+    if (p.source == Source::Custom) {
+        for (uint32_t k = 0; custom && k < std::min(custom->size, p.size); ++k) value[k] = custom->values[uint64_t(v) * custom->size + k];
+        return value;
+    }
+    value = attribute_value(m, p, v);
+    // The compiler normalizes integer formats of every standard attribute but blend indexes.
+    if (is_integer(p.format) && p.set == 0)
+        for (auto& c : value) c = denormalize_component(c, p.format);
+    return value;
+}
+
+// The adjacency's endpoint keys from the raw numbers, exactly as compute_adjacency(IqmFile) forms
+// them from the stored arrays (the writer's arrays are never short): the first position array,
+// the blend slots of the first index and weight arrays.
+struct KeyArrays {
+    const ArrayPlan *position = nullptr, *indexes = nullptr, *weights = nullptr;
+    uint32_t slots = 0;
+    explicit KeyArrays(const std::vector<ArrayPlan>& plans) {
+        auto find = [&](uint32_t type) {
+            auto it = std::find_if(plans.begin(), plans.end(), [&](auto& p) { return p.type == type; });
+            return it == plans.end() ? nullptr : &*it;
+        };
+        position = find(IQM_POSITION);
+        indexes = find(IQM_BLENDINDEXES);
+        weights = find(IQM_BLENDWEIGHTS);
+        slots = indexes && weights ? std::min(indexes->size, weights->size) : 0;
+    }
+};
+
+// Exactly the room the keys take, so filling them never reallocates.
+static void reserve_endpoint_keys(EndpointKeys& keys, const Scene& scene, const std::vector<ArrayPlan>& plans, const BlendValues& blends) {
+    const KeyArrays arrays(plans);
+    size_t words = scene.vertex_count() * (arrays.position ? arrays.position->size : 0);
+    for (size_t g = 0; g < blends.weights.size() && arrays.slots; ++g)
+        for (uint32_t k = 0; k < arrays.slots; ++k) words += blends.weights[g][k] != 0 ? 2 : 0;
+    detail::reserve_huge(keys.words, words);
+    keys.begin.reserve(scene.vertex_count() + 1);
+}
+
+static void fill_endpoint_keys(EndpointKeys& keys, const Scene& scene, const std::vector<ArrayPlan>& plans, const BlendValues& blends) {
+    const KeyArrays arrays(plans);
+    const uint32_t slots = arrays.slots, position_size = arrays.position ? arrays.position->size : 0;
+    std::vector<std::pair<uint64_t, uint64_t>> scratch;
+    uint64_t g = 0;
+    for (auto& m : scene.meshes)
+        for (uint32_t v = 0; v < m.vertex_count(); ++v, ++g) {
+            std::array<double, 4> p{}, index{};
+            if (arrays.position) p = raw_value(m, *arrays.position, nullptr, v, g, blends);
+            if (slots) index = blends.index(g);
+            const std::span<const double> no_blend;
+            append_endpoint_key(keys, std::span(p.data(), position_size), slots ? std::span(index.data(), slots) : no_blend,
+                                slots ? std::span(blends.weights[g].data(), slots) : no_blend, scratch);
+        }
+}
+
+// The mesh's own float stream when a float array stores it unchanged (as many components as the
+// stream has, no normalization), or nullptr: then its bytes need no trip through doubles.
+static const float* float32_stream(const Mesh& m, const ArrayPlan& p) {
+    if (p.format != ComponentType::Float32 || p.set != 0) return nullptr;
+    switch (p.source) {
+        case Source::Position: return p.size == 3 && !m.positions.empty() ? m.positions.front().data() : nullptr;
+        case Source::Normal: return p.size == 3 && !m.normals.empty() ? m.normals.front().data() : nullptr;
+        case Source::Tangent: return p.size == 4 && !m.tangents.empty() ? m.tangents.front().data() : nullptr;
+        case Source::Texcoord: return p.size == 2 && !m.texcoords.empty() && !m.texcoords[0].empty() ? m.texcoords[0].front().data() : nullptr;
+        default: return nullptr;
+    }
+}
+
+// The float32 bytes of `count` floats, as encode_components writes them from the doubles the
+// floats widen to: the same bits, but a signalling NaN comes out quiet (as through a double).
+static void append_float32(const float* values, size_t count, std::vector<uint8_t>& out) {
+    const size_t at = out.size();
+    out.resize(at + count * 4);
+    uint8_t* p = out.data() + at;
+    for (size_t i = 0; i < count; ++i, p += 4) {
+        uint32_t u;
+        std::memcpy(&u, values + i, 4);
+        if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu)) u |= 0x00400000u;
+        for (int b = 0; b < 4; ++b) p[b] = uint8_t(u >> (8 * b));
+    }
+}
+
+// Fills every array over the global vertex set, meshes in order: its raw values, or with `lean`
+// its bytes as serialize() writes them (and the adjacency keys), never the 8-byte raw numbers.
+void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& file, Warnings* warnings, uint32_t threads,
+                 LeanArrays* lean) {
     auto find = [&](Source s) {
         auto it = std::find_if(plans.begin(), plans.end(), [&](auto& p) { return p.source == s; });
         return it == plans.end() ? nullptr : &*it;
     };
+    // A small model stays on this thread: waking another costs more than it saves.
+    if (detail::chunk_count(scene.vertex_count(), 1 << 14) <= 1) threads = 1;
     BlendValues blends;
     if (ArrayPlan *indexes = find(Source::BlendIndexes), *weights = find(Source::BlendWeights); indexes && weights)
-        blends = blend_values(scene, *indexes, *weights, warnings);
+        blends = blend_values(scene, *indexes, *weights, warnings, threads);
 
     // Allocated here, exactly, so the memory belongs to this thread's malloc arena (freed memory
     // of a worker's arena is not reused by the next step); then one array per task, each writing
     // only its own values.
     const size_t first = file.vertexarrays.size();
     file.vertexarrays.resize(first + plans.size());
+    if (lean) lean->bytes.resize(plans.size());
     for (size_t a = 0; a < plans.size(); ++a) {
         VertexArray& va = file.vertexarrays[first + a];
         va.type = plans[a].type;
         va.format = uint32_t(plans[a].format);
         va.size = plans[a].size;
-        va.values.resize(scene.vertex_count() * plans[a].size);
+        const uint64_t count = scene.vertex_count() * plans[a].size;
+        if (lean) detail::reserve_huge(lean->bytes[a], count * component_size(ComponentType(std::min(va.format, max_format))));
+        else va.values.resize(count);
     }
-    // A small model stays on this thread: waking another costs more than it saves.
-    if (detail::chunk_count(scene.vertex_count(), 1 << 14) <= 1) threads = 1;
-    detail::parallel_for(plans.size(), 1, threads, [&](size_t begin, size_t end) {
+    // Lean: the adjacency keys are one more task beside the arrays (reserved here, in this
+    // thread's arena, like the arrays).
+    const bool keyed = lean && scene.triangle_count() > 0;
+    if (keyed) reserve_endpoint_keys(lean->keys, scene, plans, blends);
+    detail::parallel_for(plans.size() + (keyed ? 1 : 0), 1, threads, [&](size_t begin, size_t end) {
+        constexpr size_t scratch_values = 1 << 12;  // lean: raw numbers encoded in small batches
+        std::vector<double> scratch;
         for (size_t a = begin; a < end; ++a) {
+            if (a == plans.size()) {
+                fill_endpoint_keys(lean->keys, scene, plans, blends);
+                continue;
+            }
             const ArrayPlan& p = plans[a];
-            double* out = file.vertexarrays[first + a].values.data();
-            // The compiler normalizes integer formats of every standard attribute but blend indexes.
-            const bool normalized = is_integer(p.format) && p.source != Source::Custom && p.set == 0;
+            const auto type = ComponentType(std::min(file.vertexarrays[first + a].format, max_format));
+            double* out = lean ? nullptr : file.vertexarrays[first + a].values.data();
+            auto flush = [&] {
+                encode_components(scratch.data(), scratch.size(), type, lean->bytes[a]);
+                scratch.clear();
+            };
             uint64_t g = 0;  // global vertex
             for (auto& m : scene.meshes) {
+                if (const float* floats = lean ? float32_stream(m, p) : nullptr) {
+                    flush();  // what came before goes first
+                    append_float32(floats, size_t(m.vertex_count()) * p.size, lean->bytes[a]);
+                    g += m.vertex_count();
+                    continue;
+                }
                 const CustomArray* custom = nullptr;
                 for (auto& c : m.custom)
                     if (p.source == Source::Custom && c.name == p.name) custom = &c;
                 for (uint32_t v = 0; v < m.vertex_count(); ++v, ++g) {
-                    std::array<double, 4> value{};
-                    if (p.source == Source::BlendIndexes) {
-                        value = blends.indexes[g];
-                    } else if (p.source == Source::BlendWeights) {
-                        value = blends.weights[g];
-                    } else if (p.source == Source::Custom) {
-                        for (uint32_t k = 0; custom && k < std::min(custom->size, p.size); ++k)
-                            value[k] = custom->values[uint64_t(v) * custom->size + k];
-                    } else {
-                        value = attribute_value(m, p, v);
-                        if (normalized)
-                            for (auto& c : value) c = denormalize_component(c, p.format);
+                    const std::array<double, 4> value = raw_value(m, p, custom, v, g, blends);
+                    if (out) {
+                        out = std::copy(value.begin(), value.begin() + p.size, out);
+                        continue;
                     }
-                    out = std::copy(value.begin(), value.begin() + p.size, out);
+                    scratch.insert(scratch.end(), value.begin(), value.begin() + p.size);
+                    if (scratch.size() >= scratch_values) flush();
                 }
             }
+            if (lean) flush();
         }
     });
 }

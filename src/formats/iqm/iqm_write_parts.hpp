@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "formats/iqm/iqm_layout.hpp"
+#include "process/adjacency.hpp"
 
 namespace rigport::iqm::write_detail {
 
@@ -57,9 +59,23 @@ struct ArrayPlan {
 
 // Vertex-array records in canonical order (customs last, by name), each with a chosen format.
 std::vector<ArrayPlan> plan_arrays(const Scene& scene);
+// What write() keeps of the vertex arrays instead of their raw numbers (8 bytes each, three
+// times the file's own): each array's bytes as serialize() lays them out, and the adjacency's
+// endpoint keys, built from the raw numbers before those are gone.
+struct LeanArrays {
+    std::vector<std::vector<uint8_t>> bytes;  // per vertex array, in file.vertexarrays order
+    EndpointKeys keys;                        // empty without triangles
+};
+
 // Fills file.vertexarrays from the meshes; blend weights rounded as the compiler does. threads:
-// 0 = every core, 1 = this thread only (the same values either way).
-void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& file, Warnings* warnings, uint32_t threads);
+// 0 = every core, 1 = this thread only (the same values either way). With `lean` the records
+// get no values: their bytes and the adjacency keys go there.
+void fill_arrays(const Scene& scene, std::vector<ArrayPlan>& plans, IqmFile& file, Warnings* warnings, uint32_t threads,
+                 LeanArrays* lean = nullptr);
+// One vertex's endpoint key as compute_adjacency(IqmFile) forms it (iqm_adjacency.cpp): its
+// stored position numbers, then the (index, weight) slots whose weight is not 0, sorted.
+void append_endpoint_key(EndpointKeys& keys, std::span<const double> position, std::span<const double> indexes,
+                         std::span<const double> weights, std::vector<std::pair<uint64_t, uint64_t>>& scratch);
 
 using Frames = std::vector<std::array<float, 10>>;  // [frame][joint] channels
 // Poses, frames and anim records, channels quantized over all frames of all animations; returns
@@ -79,6 +95,7 @@ struct Layout {
 };
 Layout plan_layout(const IqmFile& f);
 // serialize() with the vertex arrays encoded on `threads` threads (0 = every core): the same bytes.
-std::vector<uint8_t> serialize(const IqmFile& file, uint32_t threads);
+// With `encoded` (LeanArrays::bytes) the arrays are those bytes, freed once copied.
+std::vector<uint8_t> serialize(const IqmFile& file, uint32_t threads, std::vector<std::vector<uint8_t>>* encoded = nullptr);
 
 }  // namespace rigport::iqm::write_detail
