@@ -601,3 +601,31 @@ TEST(Cal3dConvert, CfgMorphAnimationsBindToTheirMesh) {
 
 }  // namespace
 }  // namespace rigport::test
+
+namespace rigport::test {
+
+// What a Cal3D character cannot hold: an animation of scale keys alone is left out with a
+// warning (the sample's glTF 'pulse' scales one joint), not a failed character; a skeleton that
+// is only an animation hierarchy (no names, no bind pose) is Unsupported, exit 3.
+TEST(Cal3dConvert, WhatCal3dCannotHoldIsLeftOutOrUnsupported) {
+    const fs::path dir = files_dir();
+    ASSERT_EQ(run_cli({"sample", "-o", (dir / "s.glb").string()}).exit_code, 0);
+    auto r = run_cli({"convert", (dir / "s.glb").string(), "-o", (dir / "c.cfg").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("1 animations hold only scale keys"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "c_wave.xaf"));
+    EXPECT_FALSE(fs::exists(dir / "c_pulse.xaf"));
+    auto back = load((dir / "c.cfg").string());
+    ASSERT_TRUE(back) << back.error().to_string();
+    ASSERT_EQ(back->animations.size(), 1u);
+    EXPECT_EQ(back->animations[0].name, "c_wave");  // named by its file
+
+    Scene anim_only = make_sample_scene();
+    anim_only.skeleton.animation_only = true;
+    SaveOptions save;
+    auto out = save_output(anim_only, (dir / "a.cfg").string(), save);
+    ASSERT_FALSE(out);
+    EXPECT_EQ(out.error().code, ErrorCode::Unsupported);
+}
+
+}  // namespace rigport::test

@@ -130,7 +130,7 @@ Expected<std::vector<uint8_t>> write_animation(const Scene& scene, size_t animat
     Tally tally;
     std::vector<OutTrack> tracks = merge_tracks(scene, anim, dialect, binary, tally);
     if (tracks.empty())
-        return make_error(ErrorCode::InvalidArgument,
+        return make_error(ErrorCode::Unsupported,
                           fmt::format("animation {} '{}' has no joint translation or rotation keys to write as a Cal3D animation", animation, anim.name));
     if (tracks.size() > uint64_t(INT32_MAX)) return make_error(ErrorCode::LimitExceeded, fmt::format("{} tracks", tracks.size()));
     Warnings* w = options.warnings;

@@ -148,11 +148,16 @@ Expected<Output> write_cfg(const Scene& scene, const std::string& path, const Sa
 
     // Each animation goes to a file per kind, written from a scene holding only that kind of track.
     Scene joints_only, morphs_only;
-    uint64_t empty = 0, morphs_dropped = 0;
+    uint64_t empty = 0, morphs_dropped = 0, scale_only = 0;
     for (auto& a : s.animations) {
-        const bool has_joints = std::any_of(a.tracks.begin(), a.tracks.end(), [](const JointTrack& t) { return !t.times.empty(); });
+        // Cal3D keys hold translation and rotation: an animation of scale keys alone has nothing
+        // a .caf can hold, and is left out rather than failing the whole character.
+        const bool has_joints = std::any_of(a.tracks.begin(), a.tracks.end(),
+                                            [](const JointTrack& t) { return !t.times.empty() && t.channel != Channel::Scale; });
+        const bool has_scales = std::any_of(a.tracks.begin(), a.tracks.end(), [](const JointTrack& t) { return !t.times.empty(); });
         const bool has_morphs = std::any_of(a.morph_tracks.begin(), a.morph_tracks.end(), [](const MorphWeightTrack& t) { return !t.times.empty(); });
-        empty += !has_joints && !has_morphs;
+        empty += !has_scales && !has_morphs;
+        scale_only += has_scales && !has_joints;
         const std::string base = stem + "_" + (a.name.empty() ? fmt::format("animation{}", &a - s.animations.data()) : a.name);
         if (has_joints) {
             if (joints_only.animations.empty()) joints_only = animation_scene(s, options.cal3d.dialect);
@@ -177,6 +182,10 @@ Expected<Output> write_cfg(const Scene& scene, const std::string& path, const Sa
     }
     if (options.warnings) {
         if (empty) options.warnings->add(WarningCode::DroppedData, fmt::format("{} animations without keys are not written", empty));
+        if (scale_only)
+            options.warnings->add(WarningCode::DroppedData,
+                                  fmt::format("{} animations hold only scale keys, which Cal3D keys cannot: their joint keys are not written",
+                                              scale_only));
         if (morphs_dropped)
             options.warnings->add(WarningCode::DroppedData,
                                   fmt::format("the 1100 dialect has no morph animation files: the morph weight tracks of {} animations are not written",

@@ -133,7 +133,7 @@ Expected<std::vector<uint8_t>> write_skeleton(const Scene& scene, bool binary, c
     const size_t n = sk.joints.size();
     if (n == 0) return make_error(ErrorCode::InvalidArgument, "the scene has no skeleton to write as a Cal3D skeleton");
     if (sk.animation_only)
-        return make_error(ErrorCode::InvalidArgument,
+        return make_error(ErrorCode::Unsupported,
                           "the scene's skeleton is only an animation hierarchy (no names, no bind pose); a Cal3D skeleton needs both");
     if (n > uint64_t(INT32_MAX)) return make_error(ErrorCode::LimitExceeded, fmt::format("{} joints", n));
     for (size_t j = 0; j < n; ++j)
