@@ -153,8 +153,10 @@ bool Parser::apply_segment(const Chunk& chunk, const ChunkCut& from, const Chunk
 
     positions_.insert(positions_.end(), c.positions_.begin() + a, c.positions_.begin() + b);
     has_.insert(has_.end(), c.has_.begin() + a, c.has_.begin() + b);
-    const uint32_t i0 = uint32_t(influences_.size());
-    for (uint32_t v = a; v < b; ++v) skin_offsets_.push_back(i0 + (c.skin_offsets_[v + 1] - from.influences));
+    const uint32_t i0 = uint32_t(influences_.size()) - from.influences;  // wraps back in the sum
+    const size_t s0 = skin_offsets_.size();
+    skin_offsets_.resize(s0 + nv);  // grows geometrically, as push_back does
+    for (uint32_t v = a; v < b; ++v) skin_offsets_[s0 + (v - a)] = i0 + c.skin_offsets_[v + 1];
     influences_.insert(influences_.end(), c.influences_.begin() + from.influences, c.influences_.begin() + to.influences);
     append_values(texcoords_, c.texcoords_, g, a, b, Vec2{0, 0});
     append_values(normals_, c.normals_, g, a, b, Vec3{0, 0, 0});
@@ -176,8 +178,10 @@ bool Parser::apply_segment(const Chunk& chunk, const ChunkCut& from, const Chunk
         const uint32_t t0 = uint32_t(mesh.triangles.size());
         const auto& source = c.meshes_[0].triangles;
         const uint32_t offset = uint32_t(base);
+        mesh.triangles.resize(t0 + nt);
+        Triangle* out = mesh.triangles.data() + t0;
         for (uint32_t t = from.triangles; t < to.triangles; ++t)
-            mesh.triangles.push_back(Triangle{source[t][0] + offset, source[t][1] + offset, source[t][2] + offset});
+            *out++ = Triangle{source[t][0] + offset, source[t][1] + offset, source[t][2] + offset};
         mesh.smoothing.insert(mesh.smoothing.end(), nt, smoothing_);
         triangle_total_ += nt;
         last_face_mesh_ = m;
