@@ -1,4 +1,4 @@
-// IQE text parse speed (iqe::parse: commands to Document, no normal generation, one core), in MB/s
+// IQE text parse speed (iqe::parse: commands to Document, no normal generation, one thread), in MB/s
 // of IQE text, from memory: the generated 500,000-triangle grid and each named corpus IQE. Run:
 // build/rigport_bench --benchmark_filter=iqe_text; the corpus comes from $RIGPORT_CORPUS or ../shared/corpus.
 #include <benchmark/benchmark.h>
@@ -18,8 +18,10 @@ namespace fs = std::filesystem;
 namespace {
 
 void parse_loop(benchmark::State& state, std::span<const uint8_t> bytes, const std::string& label) {
+    rigport::LoadOptions options;
+    options.threads = 1;  // the per-core figure; BM_iqe_parse/0 (bench_compile.cpp) times the chunks on every core
     for (auto _ : state) {
-        auto doc = rigport::iqe::parse(bytes, rigport::LoadOptions{});
+        auto doc = rigport::iqe::parse(bytes, options);
         if (!doc) return state.SkipWithError(doc.error().to_string().c_str());
         benchmark::DoNotOptimize(doc);
     }

@@ -22,6 +22,9 @@ struct LoadOptions {
     uint64_t max_file_bytes = 1ull << 31;   // refuse larger inputs
     uint64_t max_elements = 1ull << 26;     // any single count (vertices, triangles, keys ...)
     uint64_t max_frames = 1ull << 20;       // animation frames of a frame-based file
+    // Threads a reader may use (0 = every core, 1 = this thread only); the result is the same for
+    // any count. Today the IQE reader parses files of 1 MiB or more in chunks in parallel.
+    uint32_t threads = 0;
     // Keys per second at which a reader resamples curves it cannot keep as keys (glTF CUBICSPLINE).
     float resample_rate = 30.0f;
     // Reads a file the model refers to (a .gltf's external buffer), given its URI as written in

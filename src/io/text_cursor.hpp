@@ -35,6 +35,15 @@ public:
         return true;
     }
 
+    // Repositions at `offset` (a line start), as if `line_before` lines came before it: the next
+    // next_line() reads the line there, numbered line_before + 1 (for parsing a buffer in pieces).
+    void seek(size_t offset, uint32_t line_before) {
+        next_ = offset;
+        line_ = line_before;
+    }
+    // Where the next line starts (the buffer's size after the last one).
+    size_t next_offset() const { return next_; }
+
     uint32_t line() const { return line_; }
     // Column (1-based) of the current position / of where the last token started.
     uint32_t column() const { return static_cast<uint32_t>(pos_ - line_begin_ + 1); }

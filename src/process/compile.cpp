@@ -292,10 +292,12 @@ static Expected<Scene> compile_unguarded(const std::vector<CompileInput>& inputs
     // files, as with the reference compiler); later inputs add their animations.
     Scene result;
     bool first = true;
+    LoadOptions load = options.load;
+    load.threads = options.threads;  // the readers use the compile's threads
     for (size_t i = 0; i < inputs.size(); ++i) {
         const bool cal3d = !cal3d_inputs.empty() && is_cal3d_path(inputs[i].paths.front());
         if (cal3d && i != first_cal3d) continue;
-        auto group = cal3d ? load_cal3d_part(cal3d_inputs, options.load) : load_group(inputs[i], options.load);
+        auto group = cal3d ? load_cal3d_part(cal3d_inputs, load) : load_group(inputs[i], load);
         if (!group) return group.error();
         const std::string& path = inputs[i].paths.front();
         if (!cal3d) apply_animation_options(group->scene, inputs[i].animation, path);

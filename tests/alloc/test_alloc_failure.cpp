@@ -18,6 +18,7 @@
 #include <new>
 #include <string>
 
+#include "formats/iqe/iqe_layout.hpp"
 #include "formats/robustness_harness.hpp"
 #include "rigport/cal3d.hpp"
 #include "rigport/compile.hpp"
@@ -323,6 +324,23 @@ TEST_F(AllocationFailure, CompileIqe) {
     fail_every_allocation("compile(sample.iqe)", [&](uint64_t n) {
         return outcome(with_failure_at(n, [&] { return compile(inputs, options); }));
     }, path);
+}
+
+// The IQE reader's parallel chunks (iqe_parse_chunks.cpp), with chunks of 64 bytes on 2 threads:
+// a failure in a chunk's parse (on either thread) or in the join is an Error like any other.
+TEST_F(AllocationFailure, IqeParallelChunks) {
+    auto bytes = save_bytes(make_sample_scene(), "sample.iqe");
+    ASSERT_TRUE(bytes);
+    struct ChunkBytes {
+        ChunkBytes() { iqe::set_chunk_bytes_for_testing(64); }
+        ~ChunkBytes() { iqe::set_chunk_bytes_for_testing(0); }
+    } chunks;
+    LoadOptions options;
+    options.format = "iqe";
+    options.threads = 2;
+    fail_every_allocation("load_bytes(sample.iqe) in chunks", [&](uint64_t n) {
+        return outcome(with_failure_at(n, [&] { return load_bytes(*bytes, "sample.iqe", options); }));
+    }, "sample.iqe");
 }
 
 }  // namespace

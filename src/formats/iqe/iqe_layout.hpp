@@ -30,6 +30,9 @@ bool detect(std::span<const uint8_t> bytes);  // "# Inter-Quake Export" in the f
 Expected<Document> parse(std::span<const uint8_t> bytes, const LoadOptions& options);
 // parse() and its scene, unprocessed (no normals generated): what `load` gives.
 Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options);
+// Tests only: parse in chunks of `bytes` (0 = the default, 512 KiB) and split files of two chunks
+// or more, so that small fixtures take the parallel path; the result must not change.
+void set_chunk_bytes_for_testing(size_t bytes);
 // Everything the scene holds that IQE can express, so IQM -> IQE -> IQM keeps the data.
 Expected<std::vector<uint8_t>> write(const Scene& scene, const SaveOptions& options);
 

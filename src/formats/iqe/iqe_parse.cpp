@@ -1,6 +1,7 @@
 // IQE reader (iqe.txt 2010-04-20 + `vx` 2012-01-11; iqm-iqe.md §4, §9 rule 14): text -> Document,
 // every command of the spec, without the reference compiler's missing checks (bugs 2 and 7).
-// The commands are read here; iqe_assemble.cpp builds the scene from them (iqe_parser.hpp).
+// The commands are read here (files of 1 MiB or more in parallel chunks: iqe_parse_chunks.cpp);
+// iqe_assemble.cpp builds the scene from them (iqe_parser.hpp).
 #include <algorithm>
 
 #include "core/quatd.hpp"
@@ -55,8 +56,14 @@ using Quatd = quatd::D4;
 
 // ---- blocks -------------------------------------------------------------------------------------
 
-uint32_t Parser::block_mesh() {
+uint32_t Parser::block_mesh(uint64_t offset) {
     if (block_mesh_ >= 0) return static_cast<uint32_t>(block_mesh_);
+    if (chunk_mode_) {
+        // One local mesh: the serial pass puts each segment's faces in the block they belong to.
+        if (meshes_.empty()) meshes_.emplace_back();
+        segment_first_face_offset_ = offset;
+        return uint32_t(block_mesh_ = 0);
+    }
     std::string key = block_name_;
     key += '\0';
     key += block_material_;
@@ -67,7 +74,7 @@ uint32_t Parser::block_mesh() {
         m.material = block_material_;
         meshes_.push_back(std::move(m));
     } else if (!meshes_[it->second].ranges.empty() || !meshes_[it->second].triangles.empty()) {
-        warn(WarningCode::Tolerated, fmt::format("repeated mesh block '{}' (material '{}'); merged", block_name_, block_material_));
+        warn_at(WarningCode::Tolerated, fmt::format("repeated mesh block '{}' (material '{}'); merged", block_name_, block_material_), offset);
     }
     block_mesh_ = it->second;
     return it->second;
@@ -202,6 +209,12 @@ Error Parser::bad_face_index(std::string_view cmd, int64_t i, uint64_t n) const 
 }
 
 std::optional<Error> Parser::face(std::string_view cmd, bool relative) {
+    if (chunk_mode_) {
+        // A segment's face indices get one base in the serial pass: fm's or none (fa).
+        if (segment_face_kind_ >= 0 && segment_face_kind_ != int8_t(relative)) [[unlikely]]
+            return bad_ = true, std::nullopt;
+        segment_face_kind_ = int8_t(relative);
+    }
     indices_.clear();
     const uint64_t n = positions_.size();
     const uint32_t line = cur_.line();
@@ -212,6 +225,8 @@ std::optional<Error> Parser::face(std::string_view cmd, bool relative) {
         if (r == Result::Missing) break;  // nothing but blanks left on the line
         if (r != Result::Ok) [[unlikely]]
             return bad_number(cmd, r);
+        if (i < 0 && chunk_mode_) [[unlikely]]
+            return bad_ = true, std::nullopt;  // needs the vertex count before the chunk
         // Negative = relative to the last vertex read so far (-1 = the last one).
         const int64_t resolved = i < 0 ? int64_t(n) + i : base + i;
         if (resolved < 0 || resolved >= int64_t(UINT32_MAX)) [[unlikely]]
@@ -242,7 +257,7 @@ std::optional<Error> Parser::face(std::string_view cmd, bool relative) {
     for (size_t k = 1; k + 1 < indices_.size(); ++k) {
         if (auto e = limit(triangle_total_++, "triangles")) return e;
         mesh.triangles.push_back(Triangle{uint32_t(indices_[0]), uint32_t(indices_[k]), uint32_t(indices_[k + 1])});
-        mesh.smoothing.push_back(smoothing_);
+        if (!chunk_mode_) mesh.smoothing.push_back(smoothing_);  // else the serial pass's smoothing_
     }
     return std::nullopt;
 }
@@ -508,20 +523,29 @@ std::optional<Error> Parser::command(std::string_view cmd) {
     return std::nullopt;
 }
 
+std::optional<Error> Parser::parse_line() {
+    if (cur_.line_text().size() >= 512)
+        warn(WarningCode::ReaderDifference, "lines of 512 characters or more (the reference compiler splits them)");
+    std::string_view cmd = cur_.token();
+    if (cmd.empty() || cmd[0] == '#') return std::nullopt;
+    if (cmd == "comment") {
+        doc_.scene.meta.comment = std::string(cur_.rest_after_line());
+        comment_ = true;  // the rest of the file is the comment
+        return std::nullopt;
+    }
+    return command(cmd);
+}
+
+std::optional<Error> Parser::parse_lines(size_t end) {
+    while (!comment_ && cur_.next_offset() < end && cur_.next_line())
+        if (auto e = parse_line()) return e;
+    return std::nullopt;
+}
+
 Expected<Document> Parser::run() {
     if (!cur_.next_line() || cur_.line_text().find(header_text) == std::string_view::npos)
         return error_at(1, 1, "not an IQE file: the first line must contain '# Inter-Quake Export'");
-    while (cur_.next_line()) {
-        if (cur_.line_text().size() >= 512)
-            warn(WarningCode::ReaderDifference, "lines of 512 characters or more (the reference compiler splits them)");
-        std::string_view cmd = cur_.token();
-        if (cmd.empty() || cmd[0] == '#') continue;
-        if (cmd == "comment") {
-            doc_.scene.meta.comment = std::string(cur_.rest_after_line());
-            break;  // the rest of the file is the comment
-        }
-        if (auto e = command(cmd)) return *e;
-    }
+    if (auto e = run_chunks(options_.threads)) return *e;
     if (auto e = finish()) return *e;
     if (auto st = check_invariants(doc_.scene); !st) {
         Error e = st.error();
@@ -548,7 +572,7 @@ Expected<Document> parse(std::span<const uint8_t> bytes, const LoadOptions& opti
         e.line = 1, e.column = 1;
         return e;
     }
-    return Parser(bytes, options).run();
+    return Parser(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), options).run();
 }
 
 Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options) {

@@ -1,4 +1,5 @@
-// The IQE reader's state, shared by its two halves: iqe_parse.cpp reads the commands into it,
+// The IQE reader's state, shared by its parts: iqe_parse.cpp reads the commands into it,
+// iqe_parse_chunks.cpp reads large files in parallel chunks (a Parser per chunk, joined into one),
 // iqe_assemble.cpp turns what was read into the scene (skeleton, meshes, animations).
 #pragma once
 
@@ -40,6 +41,21 @@ struct OutMesh {
     std::vector<TriangleSmoothing> smoothing;
 };
 
+// Where a chunk parser (iqe_parse_chunks.cpp) met a line it leaves to the serial pass (or the
+// chunk's end), and what its segment (the hot lines since the previous cut) read: counts in the
+// chunk parser's arrays at this cut, and the per-segment state that the serial pass resolves.
+struct ChunkCut {
+    size_t offset = 0;  // chunk-relative start of the line (the chunk's size at its end)
+    uint32_t line = 0;  // chunk-local line number of that line
+    uint32_t vertices = 0, influences = 0, triangles = 0, poses = 0, bitangents = 0;
+    bool relative = false;  // the segment's faces are fm (else fa)
+    bool has_normals = false, has_tangents = false, any_vs = false, any_face = false;
+    int64_t max_face_index = -1, max_vb_joint = -1;  // as written; -1 = none
+    uint32_t max_face_line = 0, max_face_column = 0, max_vb_line = 0, max_vb_column = 0;
+    uint32_t last_face_first = 0, last_face_corners = 0;
+    uint64_t first_face_offset = 0;  // chunk-relative line of the segment's first face
+};
+
 struct Frame {
     std::vector<Transform> poses;
 };
@@ -51,9 +67,15 @@ struct AnimState {
 
 class Parser {
 public:
-    Parser(std::span<const uint8_t> bytes, const LoadOptions& options)
-        : text_(reinterpret_cast<const char*>(bytes.data()), bytes.size()), cur_(text_), options_(options) {}
+    Parser(std::string_view text, const LoadOptions& options) : text_(text), cur_(text_), options_(options) {}
     Expected<Document> run();
+
+    // ---- parallel parse (iqe_parse_chunks.cpp) ----
+    // A chunk parser: reads the hot lines of its chunk (vertex, face and pose commands) into its
+    // own arrays, cutting at every other line; stops at the first line it cannot read exactly
+    // without the state before the chunk (any warning or error, an attribute before the segment's
+    // first vp, a negative face index, fm mixed with fa), so the serial pass reads from there on.
+    void parse_chunk(std::vector<ChunkCut>& cuts, size_t& bad_segment, uint32_t& lines, uint64_t& last_line_offset);
 
 private:
     // ---- errors ----
@@ -81,7 +103,11 @@ private:
     [[gnu::noinline, gnu::cold]] Error limit_error(const char* what) const {
         return error_here(fmt::format("more than {} {} (LoadOptions::max_elements)", options_.max_elements, what), ErrorCode::LimitExceeded);
     }
-    void warn(WarningCode code, std::string message) { doc_.scene.warnings.add(code, std::move(message), cur_.line_offset()); }
+    void warn(WarningCode code, std::string message) { warn_at(code, std::move(message), cur_.line_offset()); }
+    void warn_at(WarningCode code, std::string message, uint64_t offset) {
+        if (chunk_mode_) bad_ = true;  // a warning's place and order are the serial pass's to give
+        else doc_.scene.warnings.add(code, std::move(message), offset);
+    }
 
     // Reads up to `max` numbers (missing ones keep the caller's defaults); `floats` asks that
     // each fits a float. count = numbers present.
@@ -119,7 +145,7 @@ private:
     // The vertex a vertex command belongs to (the last `vp`), marking `bit`; nullopt = none yet.
     std::optional<uint32_t> attribute_vertex(std::string_view cmd, uint16_t bit) {
         const uint32_t n = static_cast<uint32_t>(positions_.size());
-        if (n == 0) [[unlikely]] {
+        if (n == segment_first_vertex_) [[unlikely]] {  // 0 except in a chunk parser
             warn_attribute(cmd, false);
             return std::nullopt;
         }
@@ -140,7 +166,17 @@ private:
     }
 
     void close_block();
-    uint32_t block_mesh();  // the scene mesh of the current block (fixes its key)
+    // The scene mesh of the current block (fixes its key); a warning for a repeated block goes
+    // at `offset` (the line of the block's first face).
+    uint32_t block_mesh() { return block_mesh(cur_.line_offset()); }
+    uint32_t block_mesh(uint64_t offset);
+    std::optional<Error> parse_lines(size_t end);  // serially, from the cursor to the line at `end`
+    std::optional<Error> parse_line();
+    struct Chunk;  // a chunk of the text and its parser (iqe_parse_chunks.cpp)
+    std::optional<Error> run_chunks(uint32_t threads);
+    std::optional<Error> join_chunk(Chunk& chunk);
+    bool apply_segment(const Chunk& chunk, const ChunkCut& from, const ChunkCut& to);
+    ChunkCut cut_segment();
     std::optional<Error> finish();
     std::optional<Error> build_skeleton();
     std::optional<Error> build_meshes();
@@ -190,6 +226,13 @@ private:
     std::vector<AnimState> anims_;
     uint64_t pose_total_ = 0, frame_total_ = 0, triangle_total_ = 0;
     std::vector<int64_t> indices_;  // scratch for faces
+    bool comment_ = false;          // `comment` read: the rest of the file is the comment
+
+    // Chunk parser state: bad_ = met a line it leaves to the serial pass.
+    bool chunk_mode_ = false, bad_ = false;
+    uint32_t segment_first_vertex_ = 0;
+    int8_t segment_face_kind_ = -1;  // -1 none yet, 0 fa, 1 fm
+    uint64_t segment_first_face_offset_ = 0;
 };
 
 }  // namespace rigport::iqe::detail
