@@ -26,7 +26,9 @@ run info --json out/sample_scaled.iqm
 run convert out/sample.iqm -o out/sample.glb -v
 run render out/sample.iqm -o out/sample.png
 run render out/sample.iqm -o out/sample_sheet.png --sheet
+run view out/sample.iqm -o out/sample.html
 echo
 echo "demo: wrote out/sample.iqm (and its texture out/sample_texture.png), out/sample_scaled.iqm, out/sample.glb,"
-echo "      a picture out/sample.png and a contact sheet of both animations out/sample_sheet.png"
+echo "      a picture out/sample.png, a contact sheet of both animations out/sample_sheet.png and"
+echo "      out/sample.html, a page that shows the model in any browser, offline (double-click it)"
 echo "      (out/sample.glb opens in Blender, three.js or any glTF viewer: skinned, textured, 2 animations)"

@@ -15,6 +15,7 @@ packages=(
   clang-14 libclang-rt-14-dev
   assimp-utils libassimp-dev libcal3d12-dev
   python3 time
+  chromium
 )
 
 sudo=()

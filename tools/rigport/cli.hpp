@@ -87,5 +87,12 @@ Verb add_formats(CLI::App& app);
 Verb add_pack(CLI::App& app);  // VDrift JPK packs
 Verb add_batch(CLI::App& app);  // many models, one output folder
 Verb add_render(CLI::App& app);  // a PNG picture of a model
+Verb add_view(CLI::App& app);    // a self-contained web viewer page
+
+// `rigport info --json`'s object for a loaded model (cmd_info.cpp); `view` shows it too.
+Json to_json(const std::string& path, const Scene& scene);
+// The one model `convert` builds from several files (or a single file as loaded), before a
+// writer's needs: what `info` describes.
+Expected<Scene> load_model(const std::vector<std::string>& paths, const LoadOptions& load_options);
 
 }  // namespace rigport::cli

@@ -83,6 +83,8 @@ std::string joint_label(const Scene& scene, size_t j) {
     return name.empty() ? fmt::format("#{}", j) : printable(name, 80);
 }
 
+}  // namespace
+
 Json to_json(const std::string& path, const Scene& scene) {
     Json j;
     j["path"] = path;
@@ -124,6 +126,8 @@ Json to_json(const std::string& path, const Scene& scene) {
     for (auto& w : scene.warnings.items) j["warnings"].push_back(warning_text(w));
     return j;
 }
+
+namespace {
 
 void print_joint_tree(const Scene& scene) {
     const auto& joints = scene.skeleton.joints;
@@ -197,6 +201,8 @@ struct InfoArgs {
     LoadFlags load;
 };
 
+}  // namespace
+
 // One file as loaded (a .cfg with its members too); several (a Cal3D character, a mesh and its
 // animation files): the one scene `rigport convert` builds from them, before a writer's needs
 // (every influence, keys as they are).
@@ -208,6 +214,8 @@ Expected<Scene> load_model(const std::vector<std::string>& paths, const LoadOpti
     options.load = load_options;
     return compile(inputs, options);
 }
+
+namespace {
 
 // A VDrift JPK pack is an archive, not a model: its members are listed, with the way to read one
 // (`rigport info PACK.jpk:MEMBER`). Returns nothing when the file is not a pack.

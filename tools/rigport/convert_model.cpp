@@ -100,6 +100,12 @@ ModelResult convert(const ModelJob& job, const ModelOptions& o, WriteOptions& wr
     auto output = save_output(*scene, job.output, save_options);
     if (!output) return failed(output.error(), write_exit_code(output.error()), false);
     r.write_warnings.set_path(job.output);  // what is left unnamed (images dropped, not PNG/JPEG) is about the output
+    if (job.in_memory) {
+        r.written_format = std::string(output->format);
+        r.bytes = output->bytes.size();
+        r.output = std::move(*output);
+        return r;
+    }
     std::vector<std::string> paths{job.output};
     if (!is_stdout_path(job.output))
         for (auto& side : output->side_files) paths.push_back((std::filesystem::path(job.output).parent_path() / side.name).string());

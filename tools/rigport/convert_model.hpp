@@ -43,6 +43,8 @@ struct ModelJob {
     // Set: the output is staged into this group instead of written (not for standard output); the
     // caller commits it, with other models' groups, in one durability step (batch).
     WriteGroup* stage_into = nullptr;
+    // Set: nothing is written; the output stays in ModelResult::output (`rigport view` embeds it).
+    bool in_memory = false;
 };
 
 struct ModelCounts {
@@ -62,6 +64,7 @@ struct ModelResult {
     uint64_t bytes = 0;             // of the main output
     ModelCounts counts;
     double seconds = 0;
+    std::optional<Output> output;   // ModelJob::in_memory: what would have been written
 
     bool ok() const { return !error.has_value(); }
     // The warnings `convert` prints for this result, in its order.

@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
     app.footer("Exit codes: 0 ok, 1 usage, 2 read error, 3 unsupported, 4 write error, 5 validation failed.");
 
     const std::vector<Verb> verbs = {add_info(app), add_validate(app), add_convert(app), add_sample(app), add_formats(app), add_pack(app),
-                                   add_batch(app), add_render(app)};
+                                   add_batch(app), add_render(app), add_view(app)};
 
     try {
         app.parse(argc, argv);
