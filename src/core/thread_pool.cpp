@@ -125,6 +125,9 @@ private:
                         break;
                     }
             }
+            // The caller claims chunks without the lock: between the wait's check and the search
+            // above it may have taken the last one, and there is nothing to help with after all.
+            if (!job) continue;
             claim_chunks(*job);
             std::lock_guard lock(mutex_);
             if (--job->active == 0) done_.notify_all();
