@@ -35,6 +35,30 @@ std::vector<fs::path> corpus_files(const std::string& sub, const std::string& ex
     return out;
 }
 
+const std::vector<std::vector<std::string>>& corpus_model_per_format() {
+    static const std::vector<std::vector<std::string>> models = {
+        {"iqm/mrfixit.iqm"},
+        {"iqe/unvanquished_mgturret.iqe"},
+        {"cal3d/upstream_binary/cally/cally.cfg", "--allow-missing"},  // the corpus has some of cally's meshes
+        {"joe/vdrift-data-short__cars_360_body.joe"},
+        {"gltf/CesiumMan.glb"},
+        {"md5/assimp_assimp__BoarMan.md5mesh"},
+        {"smd/assimp_assimp__WusonSMD.smd"},
+        {"obj/zeux_meshoptimizer__pirate.obj"},
+    };
+    return models;
+}
+
+std::vector<std::string> corpus_args(const std::vector<std::string>& words) {
+    std::vector<std::string> args;
+    for (auto& w : words) args.push_back(w.rfind("--", 0) == 0 ? w : (corpus_dir() / w).string());
+    return args;
+}
+
+std::string corpus_format_name(const ::testing::TestParamInfo<std::vector<std::string>>& info) {
+    return info.param[0].substr(0, info.param[0].find('/'));
+}
+
 std::vector<uint8_t> read_bytes(const fs::path& path) {
     std::ifstream f(path, std::ios::binary);
     return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});

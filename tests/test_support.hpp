@@ -1,6 +1,8 @@
 // Shared test helpers: where the corpus is, reading files, running the CLI.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -13,6 +15,13 @@ namespace rigport::test {
 std::filesystem::path corpus_dir();
 // Files with the extension in corpus_dir()/sub, sorted; empty when absent.
 std::vector<std::filesystem::path> corpus_files(const std::string& sub, const std::string& ext);
+// One corpus model of every format rigport reads (IQM, IQE, Cal3D .cfg, JOE, glTF, MD5, SMD, OBJ):
+// a path under corpus_dir() and the options it needs. The render and view tests take each.
+const std::vector<std::vector<std::string>>& corpus_model_per_format();
+// Those words as CLI arguments: paths made absolute under corpus_dir(), options ("--...") as they are.
+std::vector<std::string> corpus_args(const std::vector<std::string>& words);
+// The format folder of such a model ("iqm"), as a test name.
+std::string corpus_format_name(const ::testing::TestParamInfo<std::vector<std::string>>& info);
 
 std::vector<uint8_t> read_bytes(const std::filesystem::path& path);
 void write_bytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);

@@ -1,10 +1,12 @@
 // render_sheet(): every animation as a row of evenly spaced poses, labelled (render.hpp).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "rigport/process.hpp"
 #include "rigport/render.hpp"
 
 // stb's ASCII font made of quads (Debian's libstb): its functions are static in the header.
@@ -58,7 +60,15 @@ std::array<uint8_t, 4> text_colour(const std::array<uint8_t, 4>& background) {
 
 }  // namespace
 
-Expected<RenderImage> render_sheet(const Scene& scene, const SheetOptions& options) {
+Expected<RenderImage> render_sheet(const Scene& input, const SheetOptions& options) {
+    // Each cell's bounds and picture would turn a Z- or X-up scene on a copy of their own: turned
+    // once here, render() takes the Y-up scene as it is.
+    std::optional<Scene> turned;
+    if (input.meta.up == UpAxis::Z || input.meta.up == UpAxis::X) {
+        turned = input;
+        convert_to_y_up(*turned);
+    }
+    const Scene& scene = turned ? *turned : input;
     if (options.frames == 0 || options.frames > 64)
         return make_error(ErrorCode::InvalidArgument, fmt::format("{} frames a row: must be 1 to 64", options.frames));
     if (options.only >= int32_t(scene.animations.size()))

@@ -334,7 +334,7 @@ TEST_P(RenderCorpusFormats, DrawsTheModel) {
     RIGPORT_REQUIRE_CORPUS();
     const fs::path dir = files_dir();
     std::vector<std::string> args = {"render"};
-    for (auto& a : GetParam()) args.push_back(a.rfind("--", 0) == 0 ? a : (corpus_dir() / a).string());
+    for (auto& a : corpus_args(GetParam())) args.push_back(a);
     args.insert(args.end(), {"-o", (dir / "m.png").string(), "--size", "64x64"});
     auto r = run_cli(args);
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -344,15 +344,4 @@ TEST_P(RenderCorpusFormats, DrawsTheModel) {
     EXPECT_GE(std::max(c.x1 - c.x0, c.y1 - c.y0), 50u);  // the model's longer side fills the picture less the margins
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, RenderCorpusFormats,
-                         ::testing::Values(std::vector<std::string>{"iqm/mrfixit.iqm"}, std::vector<std::string>{"iqe/unvanquished_mgturret.iqe"},
-                                           std::vector<std::string>{"cal3d/upstream_binary/paladin/paladin.cfg", "--allow-missing"},
-                                           std::vector<std::string>{"joe/vdrift-data-short__cars_CO_body.joe"},
-                                           std::vector<std::string>{"gltf/CesiumMan.glb"},
-                                           std::vector<std::string>{"md5/assimp_assimp__BoarMan.md5mesh"},
-                                           std::vector<std::string>{"smd/assimp_assimp__WusonSMD.smd"},
-                                           std::vector<std::string>{"obj/zeux_meshoptimizer__pirate.obj"}),
-                         [](const auto& info) {
-                             const std::string& p = info.param[0];
-                             return p.substr(0, p.find('/'));
-                         });
+INSTANTIATE_TEST_SUITE_P(Models, RenderCorpusFormats, ::testing::ValuesIn(corpus_model_per_format()), corpus_format_name);

@@ -203,7 +203,7 @@ TEST_P(ViewBrowserCorpus, LoadsAndShows) {
     REQUIRE_CHROMIUM();
     const fs::path dir = files_dir();
     std::vector<std::string> args = {"view"};
-    for (auto& a : GetParam()) args.push_back(a.rfind("--", 0) == 0 ? a : (corpus_dir() / a).string());
+    for (auto& a : corpus_args(GetParam())) args.push_back(a);
     args.insert(args.end(), {"-o", (dir / "m.html").string()});
     auto r = run_cli(args);
     if (r.exit_code == 3) GTEST_SKIP() << r.err;
@@ -213,15 +213,4 @@ TEST_P(ViewBrowserCorpus, LoadsAndShows) {
     EXPECT_GT(model_share(screenshot(dir / "m.html", "paused=1", dir, "shot")), 0.03);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, ViewBrowserCorpus,
-                         ::testing::Values(std::vector<std::string>{"iqm/mrfixit.iqm"}, std::vector<std::string>{"iqe/unvanquished_mgturret.iqe"},
-                                           std::vector<std::string>{"cal3d/upstream_binary/cally/cally.cfg", "--allow-missing"},
-                                           std::vector<std::string>{"joe/vdrift-data-short__cars_360_body.joe"},
-                                           std::vector<std::string>{"gltf/CesiumMan.glb"},
-                                           std::vector<std::string>{"md5/assimp_assimp__BoarMan.md5mesh"},
-                                           std::vector<std::string>{"smd/assimp_assimp__WusonSMD.smd"},
-                                           std::vector<std::string>{"obj/zeux_meshoptimizer__pirate.obj"}),
-                         [](const auto& info) {
-                             const std::string& p = info.param[0];
-                             return p.substr(0, p.find('/'));
-                         });
+INSTANTIATE_TEST_SUITE_P(Models, ViewBrowserCorpus, ::testing::ValuesIn(corpus_model_per_format()), corpus_format_name);
