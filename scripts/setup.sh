@@ -15,6 +15,8 @@ packages=(
   clang-14 libclang-rt-14-dev
   assimp-utils libassimp-dev libcal3d12-dev
   python3 time
+  python3-dev python3-pybind11 pybind11-dev python3-numpy python3-pytest
+  blender
   chromium
 )
 
