@@ -161,6 +161,7 @@ make_seeds() {
     fuzz_cal3d_binary) [ -n "$c" ] && add_files "$t" 131072 "$c"/cal3d/**/*.c[smarp]f ;;
     fuzz_joe) [ -n "$c" ] && add_files "$t" 307200 "$c"/joe/*.joe ;;
     fuzz_jpk) [ -n "$c" ] && add_files "$t" 307200 "$c"/joe/*.jpk ;;
+    fuzz_fbx) [ -n "$c" ] && add_files "$t" 307200 "$c"/fbx/*.fbx "$c"/fbx/*.FBX ;;
     fuzz_images) write_images ;;
     fuzz_cfg)
       if [ -n "$c" ]; then
@@ -191,6 +192,7 @@ dict_for() {
     fuzz_gltf) echo "$root/tests/fuzz/dict/gltf.dict" ;;
     fuzz_cal3d_xml) echo "$root/tests/fuzz/dict/cal3d_xml.dict" ;;
     fuzz_cfg) echo "$root/tests/fuzz/dict/cfg.dict" ;;
+    fuzz_fbx) echo "$root/tests/fuzz/dict/fbx.dict" ;;
   esac
 }
 

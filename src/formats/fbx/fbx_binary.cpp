@@ -1,0 +1,228 @@
+// Binary FBX node records (docs/fbx.md §1.1): 32-bit record headers before 7.5, 64-bit from 7.5,
+// either byte order, arrays raw or zlib-deflated. Every offset is checked against the record that
+// holds it and the file; inflation is bounded by the size the array declares.
+#include <zlib.h>
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "formats/fbx/fbx_document.hpp"
+#include "formats/fbx/fbx_limits.hpp"
+
+namespace rigport::fbx {
+
+namespace {
+
+class BinaryParser {
+public:
+    BinaryParser(std::span<const uint8_t> bytes, const LoadOptions& options) : bytes_(bytes), budget_(options), max_depth_(options.max_depth) {}
+
+    Expected<Document> run() {
+        Document doc;
+        doc.binary = true;
+        if (bytes_.size() < 27) return fail(bytes_.size(), "the file ends inside the 27-byte header");
+        doc.big_endian = bytes_[22] == 1;
+        big_ = doc.big_endian;
+        pos_ = 23;
+        doc.version = uint32_t(read(4));
+        if (doc.version < 6100 || doc.version > 7700)
+            return make_error(ErrorCode::Unsupported, fmt::format("FBX version {}: rigport reads binary FBX 6.1 to 7.7 (6100-7700)", doc.version), 23);
+        wide_ = doc.version >= 7500;
+        // Top-level records run to a null record (the footer follows it) or, in some writers'
+        // files, to the end.
+        while (pos_ < bytes_.size()) {
+            bool end = false;
+            if (!record(doc.root, bytes_.size(), 0, end)) return error_;
+            if (end) break;
+        }
+        return doc;
+    }
+
+private:
+    uint64_t header_size() const { return wide_ ? 25 : 13; }
+
+    uint64_t read(unsigned n) {
+        uint64_t v = 0;
+        for (unsigned i = 0; i < n; ++i) v |= uint64_t(bytes_[pos_ + i]) << (8 * (big_ ? n - 1 - i : i));
+        pos_ += n;
+        return v;
+    }
+    bool has(uint64_t n, uint64_t limit) const { return pos_ <= limit && n <= limit - pos_; }
+
+    bool fail_at(uint64_t at, std::string message, ErrorCode code = ErrorCode::Malformed) {
+        error_ = make_error(code, std::move(message), at);
+        return false;
+    }
+    Error fail(uint64_t at, std::string message) {
+        fail_at(at, std::move(message));
+        return error_;
+    }
+
+    // One record and its children; `limit` is where the parent record ends. A null record (all
+    // header fields zero) ends the parent's list: `end` is set.
+    bool record(Node& parent, uint64_t limit, uint32_t depth, bool& end) {
+        const uint64_t at = pos_;
+        const unsigned w = wide_ ? 8 : 4;
+        if (!has(header_size(), limit)) return fail_at(at, fmt::format("a node record's {}-byte header runs past the end of its parent at {}", header_size(), limit));
+        const uint64_t end_offset = read(w), num_properties = read(w), property_bytes = read(w);
+        const uint8_t name_len = uint8_t(read(1));
+        if (end_offset == 0 && num_properties == 0 && property_bytes == 0 && name_len == 0) {
+            end = true;
+            return true;
+        }
+        if (depth >= max_depth_) return fail_at(at, fmt::format("nodes nested deeper than {} (LoadOptions::max_depth)", max_depth_), ErrorCode::LimitExceeded);
+        if (end_offset <= at || end_offset > limit)
+            return fail_at(at, fmt::format("node record ends at {}, outside {}..{}", end_offset, at, limit));
+        if (!has(uint64_t(name_len) + property_bytes, end_offset))
+            return fail_at(at, fmt::format("node record: name ({} bytes) and properties ({} bytes) run past its end at {}", name_len, property_bytes, end_offset));
+        if (num_properties > property_bytes / 2)  // the smallest property (a 'C') takes 2 bytes
+            return fail_at(at, fmt::format("node record: {} properties cannot fit in {} bytes", num_properties, property_bytes));
+        if (!budget_.add_node(num_properties)) return fail_at(at, budget_.message(), ErrorCode::LimitExceeded);
+        Node& node = parent.children.emplace_back();
+        node.offset = at;
+        node.name = std::string_view(reinterpret_cast<const char*>(bytes_.data() + pos_), name_len);
+        pos_ += name_len;
+        const uint64_t properties_end = pos_ + property_bytes;
+        node.properties.resize(num_properties);
+        for (auto& p : node.properties)
+            if (!property(p, properties_end)) return false;
+        if (pos_ != properties_end)
+            return fail_at(pos_, fmt::format("node '{}': its {} properties end at {}, not at {} as its header says", node.name, num_properties, pos_, properties_end));
+        while (pos_ < end_offset) {
+            bool child_end = false;
+            if (!record(node, end_offset, depth + 1, child_end)) return false;
+            if (child_end) break;
+        }
+        if (pos_ != end_offset) return fail_at(pos_, fmt::format("node '{}': its children end at {}, not at {} as its header says", node.name, pos_, end_offset));
+        return true;
+    }
+
+    bool property(Property& p, uint64_t limit) {
+        const uint64_t at = pos_;
+        if (!has(1, limit)) return fail_at(at, "a property runs past the end of its node's property list");
+        p.type = char(read(1));
+        auto scalar = [&](unsigned n) {
+            if (!has(n, limit)) return fail_at(at, fmt::format("property '{}' runs past the end of its node's property list", p.type));
+            return true;
+        };
+        switch (p.type) {
+            case 'C': if (!scalar(1)) return false; p.integer = int64_t(read(1) != 0); break;
+            case 'Y': if (!scalar(2)) return false; p.integer = int16_t(read(2)); break;
+            case 'I': if (!scalar(4)) return false; p.integer = int32_t(read(4)); break;
+            case 'L': if (!scalar(8)) return false; p.integer = int64_t(read(8)); break;
+            case 'F': {
+                if (!scalar(4)) return false;
+                const uint32_t b = uint32_t(read(4));
+                float f;
+                std::memcpy(&f, &b, 4);
+                p.number = f;
+                return true;
+            }
+            case 'D': {
+                if (!scalar(8)) return false;
+                const uint64_t b = read(8);
+                std::memcpy(&p.number, &b, 8);
+                return true;
+            }
+            case 'S': case 'R': {
+                if (!scalar(4)) return false;
+                const uint64_t n = read(4);
+                if (!has(n, limit)) return fail_at(at, fmt::format("a {}-byte {} property runs past the end of its node's property list", n, p.type == 'S' ? "string" : "raw"));
+                p.text = std::string_view(reinterpret_cast<const char*>(bytes_.data() + pos_), n);
+                pos_ += n;
+                return true;
+            }
+            case 'f': case 'd': case 'i': case 'l': case 'b': case 'c': return array(p, at, limit);
+            default: return fail_at(at, fmt::format("unknown property type 0x{:02x}", uint8_t(p.type)));
+        }
+        p.number = double(p.integer);
+        return true;
+    }
+
+    bool array(Property& p, uint64_t at, uint64_t limit) {
+        if (!has(12, limit)) return fail_at(at, fmt::format("array property '{}': its 12-byte header runs past the end of its node's property list", p.type));
+        const uint64_t count = read(4), encoding = read(4), stored = read(4);
+        const unsigned size = p.type == 'd' || p.type == 'l' ? 8 : p.type == 'b' || p.type == 'c' ? 1 : 4;
+        if (!has(stored, limit)) return fail_at(at, fmt::format("array property '{}': {} stored bytes run past the end of its node's property list", p.type, stored));
+        if (!budget_.add_array(count)) return fail_at(at, budget_.message(), ErrorCode::LimitExceeded);
+        const uint64_t want = count * size;
+        if (encoding == 1 && want >= UINT32_MAX) return fail_at(at, fmt::format("array property '{}' of {} elements: more than 4 GiB to inflate", p.type, count), ErrorCode::LimitExceeded);
+        std::span<const uint8_t> raw = bytes_.subspan(pos_, stored);
+        std::vector<uint8_t> inflated;
+        if (encoding == 1) {
+            // Deflate expands at most 1032:1: a larger claim is refused before any allocation.
+            if (want / 1032 > stored + 1)
+                return fail_at(at, fmt::format("array property '{}' of {} elements: {} zlib bytes cannot hold {} bytes", p.type, count, stored, want));
+            inflated.resize(want);
+            if (!inflate_exactly(raw, inflated)) return fail_at(at, fmt::format("array property '{}' of {} elements: its {} zlib bytes do not inflate to exactly {} bytes", p.type, count, stored, want));
+            raw = inflated;
+        } else if (encoding != 0) {
+            return fail_at(at + 5, fmt::format("array property '{}': encoding {} (0 = raw and 1 = zlib are defined)", p.type, encoding));
+        } else if (stored != want) {
+            return fail_at(at, fmt::format("array property '{}': {} elements of {} bytes stored in {} bytes", p.type, count, size, stored));
+        }
+        pos_ += stored;
+        auto element = [&](size_t k) {
+            uint64_t v = 0;
+            for (unsigned i = 0; i < size; ++i) v |= uint64_t(raw[k * size + i]) << (8 * (big_ ? size - 1 - i : i));
+            return v;
+        };
+        if (p.type == 'f' || p.type == 'd') {
+            p.numbers.resize(count);
+            for (size_t k = 0; k < count; ++k) {
+                const uint64_t v = element(k);
+                if (size == 4) {
+                    float f;
+                    const uint32_t b = uint32_t(v);
+                    std::memcpy(&f, &b, 4);
+                    p.numbers[k] = f;
+                } else {
+                    std::memcpy(&p.numbers[k], &v, 8);
+                }
+            }
+        } else {
+            p.integers.resize(count);
+            for (size_t k = 0; k < count; ++k) {
+                const uint64_t v = element(k);
+                p.integers[k] = size == 8 ? int64_t(v) : size == 4 ? int64_t(int32_t(uint32_t(v))) : int64_t(v);
+            }
+        }
+        return true;
+    }
+
+    // zlib's inflate into the declared size plus one spare byte: more output than declared (or
+    // less, or a broken stream) is an error, never a larger allocation.
+    static bool inflate_exactly(std::span<const uint8_t> in, std::vector<uint8_t>& out) {
+        const size_t want = out.size();
+        out.push_back(0);
+        z_stream z{};
+        if (inflateInit(&z) != Z_OK) return false;
+        z.next_in = const_cast<Bytef*>(in.data());
+        z.avail_in = uInt(in.size());  // < 4 GiB: a u32 in the file
+        z.next_out = out.data();
+        z.avail_out = uInt(out.size());  // <= 8 x max_elements + 1, checked by the caller
+        const int rc = inflate(&z, Z_FINISH);
+        const bool ok = rc == Z_STREAM_END && z.total_out == want;
+        inflateEnd(&z);
+        out.pop_back();
+        return ok;
+    }
+
+    std::span<const uint8_t> bytes_;
+    Budget budget_;
+    uint32_t max_depth_;
+    uint64_t pos_ = 0;
+    bool big_ = false, wide_ = false;
+    Error error_;
+};
+
+}  // namespace
+
+bool is_binary(std::span<const uint8_t> bytes) {
+    return bytes.size() >= binary_magic.size() && std::memcmp(bytes.data(), binary_magic.data(), binary_magic.size()) == 0;
+}
+
+Expected<Document> parse_binary(std::span<const uint8_t> bytes, const LoadOptions& options) { return BinaryParser(bytes, options).run(); }
+
+}  // namespace rigport::fbx

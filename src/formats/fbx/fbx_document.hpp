@@ -1,0 +1,72 @@
+// The FBX node tree (docs/fbx.md §1): what binary (6.1-7.7, 32/64-bit records, zlib arrays, big
+// endian) and ASCII files both hold, before any meaning is given to it. Strings point into the
+// file's bytes, which must outlive the Document; arrays are decoded (inflated, byte-swapped) copies.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rigport/error.hpp"
+#include "rigport/io.hpp"
+
+namespace rigport::fbx {
+
+// One value of a node, with FBX's binary type codes: Y (int16), C (bool), I (int32), F (float),
+// D (double), L (int64), S (string), R (raw bytes); arrays f, d (numbers), i, l, b, c (integers;
+// b and c are bytes: booleans, or assimp's 'c' byte arrays).
+// ASCII values get S for "strings", W for bare words (Y, T, *24), L or D for numbers.
+struct Property {
+    char type = 0;
+    int64_t integer = 0;           // Y C I L; a number's value truncated
+    double number = 0;             // F D; an integer's value as a double
+    std::string_view text;         // S R W, into the file's bytes (ASCII: still &quot;-escaped)
+    std::vector<double> numbers;   // f d
+    std::vector<int64_t> integers; // i l b c
+
+    bool is_array() const { return type == 'f' || type == 'd' || type == 'i' || type == 'l' || type == 'b' || type == 'c'; }
+    bool is_number() const { return type == 'Y' || type == 'C' || type == 'I' || type == 'F' || type == 'D' || type == 'L'; }
+    size_t array_size() const { return numbers.size() + integers.size(); }
+};
+
+struct Node {
+    std::string_view name;
+    std::vector<Property> properties;
+    std::vector<Node> children;
+    uint64_t offset = 0;  // binary: the record's byte offset; ASCII: the name's byte offset
+    uint32_t line = 0;    // ASCII: the name's line (1-based); 0 in binary files
+
+    // The first child named so, or null.
+    const Node* child(std::string_view child_name) const;
+    // The node's numbers as one array: its array property, or all its number properties (6.x
+    // ASCII writes arrays as plain value lists). False when another kind of value is present.
+    bool numbers_of(std::vector<double>& out) const;
+    bool integers_of(std::vector<int64_t>& out) const;
+};
+
+struct Document {
+    uint32_t version = 0;     // 6100 ... 7700 (FBXVersion; ASCII: from the header comment or FBXHeaderExtension)
+    bool binary = false;
+    bool big_endian = false;  // binary files written for big-endian machines (header byte 22 = 1)
+    Node root;                // unnamed; the file's top-level nodes are its children
+};
+
+// The 23 bytes every binary FBX starts with, before its version.
+inline constexpr std::string_view binary_magic{"Kaydara FBX Binary  \0\x1a", 22};
+
+bool is_binary(std::span<const uint8_t> bytes);
+// An ASCII FBX: "; FBX x.y.z project file" first, or a top-level FBXHeaderExtension.
+bool is_ascii(std::span<const uint8_t> bytes);
+
+// Errors name the place (binary: byte offset; ASCII: line:col). Limits: LoadOptions::max_depth
+// for nesting, max_elements for one array and 4 x max_elements for all arrays together, so a
+// small file cannot inflate into more memory than a large one may use.
+Expected<Document> parse_binary(std::span<const uint8_t> bytes, const LoadOptions& options);
+Expected<Document> parse_ascii(std::span<const uint8_t> bytes, const LoadOptions& options);
+inline Expected<Document> parse(std::span<const uint8_t> bytes, const LoadOptions& options) {
+    return is_binary(bytes) ? parse_binary(bytes, options) : parse_ascii(bytes, options);
+}
+
+}  // namespace rigport::fbx

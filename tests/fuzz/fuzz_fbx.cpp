@@ -1,0 +1,41 @@
+// libFuzzer target for the FBX node tree (docs/fbx.md §1, docs/fuzzing.md): parses the input as
+// binary FBX (by its magic) or ASCII, requires every error to have a message and a place (a byte
+// offset in binary, line:col in ASCII), and walks the tree it returns.
+#include <cstdint>
+#include <span>
+
+#include "formats/fbx/fbx_document.hpp"
+#include "fuzz_common.hpp"
+
+namespace {
+
+// Arrays hold the kind their type says; the walk touches every value (ASan sees bad views).
+size_t walk(const rigport::fbx::Node& node) {
+    size_t sum = node.name.size();
+    for (const auto& p : node.properties) {
+        if ((p.type == 'f' || p.type == 'd') && !p.integers.empty()) fuzz::fail("fbx: a number array holds integers");
+        if ((p.type == 'i' || p.type == 'l' || p.type == 'b' || p.type == 'c') && !p.numbers.empty()) fuzz::fail("fbx: an integer array holds numbers");
+        for (char c : p.text) sum += uint8_t(c);
+        sum += p.array_size();
+    }
+    for (const auto& c : node.children) sum += walk(c);
+    return sum;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    std::span<const uint8_t> bytes(data, size);
+    const bool binary = rigport::fbx::is_binary(bytes);
+    auto doc = rigport::fbx::parse(bytes, fuzz::load_options());
+    if (!doc) {
+        fuzz::check_error(doc.error(), "fbx");
+        if (binary && !doc.error().offset) fuzz::fail("fbx: binary error without an offset", &doc.error());
+        if (!binary && doc.error().line == 0) fuzz::fail("fbx: ASCII error without line:col", &doc.error());
+        return 0;
+    }
+    if (doc->binary != binary) fuzz::fail("fbx: parsed as the other kind");
+    volatile size_t sink = walk(doc->root);
+    (void)sink;
+    return 0;
+}
