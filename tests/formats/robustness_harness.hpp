@@ -21,6 +21,7 @@
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 #include "rigport/sample.hpp"
+#include "formats/fbx_fixtures.hpp"
 #include "formats/test_joe_builder.hpp"  // put_u32, put_u16, put_f32
 
 namespace rigport::test::robustness {
@@ -153,6 +154,15 @@ inline std::vector<Seed> fixture_seeds(const FormatInfo& f) {
             "vn 0 0 1\no obj\ng a b\nusemtl m\ns 1\nf 1 2 3 4 5\nf 1/1 2/2 3/3\ns off\nf 1//1 2//1 3//1\ng c\nusemtl\n"
             "f -5/-3/-1 -4/-2/-1 -3/-1/-1 # c\nl 1 2 3\np 4\nvp 0.5\ncurv 0 1 1 2\nbogus\n";
         out.push_back({"quirks.obj", std::vector<uint8_t>(quirks.begin(), quirks.end())});
+    } else if (f.name == "fbx") {
+        // The hand-written skinned quad as ASCII, and as binary 32-bit and big-endian 64-bit zlib.
+        const std::string text = fbx_skinned_quad_ascii();
+        const std::vector<uint8_t> ascii(text.begin(), text.end());  // the tree's strings point into it
+        out.push_back({"quad_ascii.fbx", ascii});
+        if (auto doc = fbx::parse_ascii(ascii, {})) {
+            out.push_back({"quad_7400.fbx", FbxBinaryWriter(7400, false, false).write(*doc)});
+            out.push_back({"quad_7500_big_zlib.fbx", FbxBinaryWriter(7500, true, true).write(*doc)});
+        }
     } else if (f.name == "joe") {
         out.push_back({"quad.joe", joe_quad(1)});
         out.push_back({"two_frames.joe", joe_quad(2)});

@@ -1,6 +1,7 @@
-// libFuzzer target for the FBX node tree (docs/fbx.md §1, docs/fuzzing.md): parses the input as
-// binary FBX (by its magic) or ASCII, requires every error to have a message and a place (a byte
-// offset in binary, line:col in ASCII), and walks the tree it returns.
+// libFuzzer target for the FBX reader (docs/fbx.md, docs/fuzzing.md): parses the input's node
+// tree as binary FBX (by its magic) or ASCII, requires every error to have a message and a place
+// (a byte offset in binary, line:col in ASCII), walks the tree; then reads the scene, checks it,
+// and writes it as GLB, which must read back.
 #include <cstdint>
 #include <span>
 
@@ -37,5 +38,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (doc->binary != binary) fuzz::fail("fbx: parsed as the other kind");
     volatile size_t sink = walk(doc->root);
     (void)sink;
+    rigport::LoadOptions options = fuzz::load_options();
+    options.format = "fbx";
+    auto scene = rigport::load_bytes(bytes, "fuzz.fbx", options);
+    if (!scene) {
+        fuzz::check_error(scene.error(), "fbx scene");
+        return 0;
+    }
+    fuzz::check_scene(*scene, "fbx");
+    fuzz::write_and_read_back(*scene, "glb", "fuzz-out.glb");
     return 0;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/decompose.hpp"
 #include "formats/gltf/gltf_read_json.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/io.hpp"
@@ -205,8 +206,6 @@ struct Plan {
 // gltf_read_nodes.cpp: the tree (cycles and second parents refused), the scene's nodes, world
 // matrices at rest, and TRS of matrices.
 bool read_nodes(Reader& r, Plan& plan);
-// M = T R S when M has no shear; `sheared` tells when it had.
-Transform decompose(const Mat4& m, bool& sheared);
 
 // gltf_read_skeleton.cpp: joints (skins' joints, animated nodes, the nodes between them), ordered
 // parent-first (a skin's order kept where it already is); static ancestors above root joints

@@ -1,0 +1,256 @@
+// FBX Geometry to rigport meshes (docs/fbx.md §2.3).
+#include "formats/fbx/fbx_mesh.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace rigport::fbx {
+
+namespace {
+
+enum class Mapping : uint8_t { ByPolygonVertex, ByControlPoint, ByPolygon, AllSame };
+
+// One layer element (LayerElementNormal, ...UV, ...Color, ...Material) resolved per corner.
+struct Layer {
+    bool present = false;
+    Mapping mapping = Mapping::ByPolygonVertex;
+    std::vector<double> values;
+    std::vector<int64_t> index;  // IndexToDirect; empty for Direct
+    int components = 0;
+
+    // The value index of corner c of polygon p at control point v; -1 when the file has none.
+    int64_t at(size_t corner, size_t polygon, int64_t point) const {
+        int64_t m = mapping == Mapping::ByPolygonVertex ? int64_t(corner) : mapping == Mapping::ByControlPoint ? point
+                  : mapping == Mapping::ByPolygon       ? int64_t(polygon) : 0;
+        if (!index.empty()) m = m >= 0 && size_t(m) < index.size() ? index[size_t(m)] : -1;
+        return m >= 0 && uint64_t(m) < values.size() / components ? m : -1;
+    }
+};
+
+Error error_at(const Node& node, std::string message) {
+    Error e = make_error(ErrorCode::Malformed, std::move(message));
+    if (node.line) e.line = node.line, e.column = 1;
+    else e.offset = node.offset;
+    return e;
+}
+
+std::string_view child_text(const Node& n, std::string_view name) {
+    const Node* c = n.child(name);
+    return c && !c->properties.empty() ? c->properties[0].text : std::string_view();
+}
+
+bool read_layer(const Node& element, std::string_view values_name, std::string_view index_name, int components, Layer& out, Error& error) {
+    const std::string_view mapping = child_text(element, "MappingInformationType");
+    const std::string_view reference = child_text(element, "ReferenceInformationType");
+    if (mapping == "ByPolygonVertex") out.mapping = Mapping::ByPolygonVertex;
+    else if (mapping == "ByVertice" || mapping == "ByVertex") out.mapping = Mapping::ByControlPoint;
+    else if (mapping == "ByPolygon") out.mapping = Mapping::ByPolygon;
+    else if (mapping == "AllSame") out.mapping = Mapping::AllSame;
+    else return true;  // ByEdge (smoothing) and other mappings carry nothing rigport keeps
+    const Node* values = element.child(values_name);
+    if (!values) return true;
+    out.components = components;
+    if (!values->numbers_of(out.values)) {
+        error = error_at(*values, fmt::format("{}: values that are not numbers", values_name));
+        return false;
+    }
+    if (reference == "IndexToDirect" || reference == "Index") {
+        if (const Node* index = element.child(index_name); index && !index->integers_of(out.index)) {
+            error = error_at(*index, fmt::format("{}: indices that are not integers", index_name));
+            return false;
+        }
+    }
+    out.present = true;
+    return true;
+}
+
+// The layer elements of one kind in the order of their index (LayerElementUV: 0, 1, ...).
+std::vector<const Node*> elements(const Node& geometry, std::string_view kind) {
+    std::map<int64_t, const Node*> byindex;
+    for (const Node& c : geometry.children)
+        if (c.name == kind) byindex.emplace(c.properties.empty() ? 0 : c.properties[0].integer, &c);
+    std::vector<const Node*> out;
+    for (auto& [k, n] : byindex) out.push_back(n);
+    return out;
+}
+
+std::array<double, 3> apply(const Mat4& m, const double* p, double w) {
+    std::array<double, 3> r{};
+    for (int k = 0; k < 3; ++k) r[k] = m[0][k] * p[0] + m[1][k] * p[1] + m[2][k] * p[2] + m[3][k] * w;
+    return r;
+}
+
+// Corners of one output mesh: vertices by the corner's values, triangles fanned.
+struct Builder {
+    Mesh mesh;
+    std::unordered_map<std::string, uint32_t> vertex_of;
+};
+
+}  // namespace
+
+bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOptions& options, Scene& scene, Error& error) {
+    const Node& g = *geometry.node;
+    std::vector<double> points;
+    std::vector<int64_t> polygon_vertex;
+    const Node* vertices = g.child("Vertices");
+    const Node* indices = g.child("PolygonVertexIndex");
+    if (!vertices || !indices) return true;  // a geometry without polygons (NURBS, lines): nothing to read
+    if (!vertices->numbers_of(points) || points.size() % 3 != 0) {
+        error = error_at(*vertices, fmt::format("geometry '{}': Vertices is not a list of x, y, z numbers", geometry.name));
+        return false;
+    }
+    if (!indices->integers_of(polygon_vertex)) {
+        error = error_at(*indices, fmt::format("geometry '{}': PolygonVertexIndex is not a list of integers", geometry.name));
+        return false;
+    }
+    const int64_t point_count = int64_t(points.size() / 3);
+    if (uint64_t(point_count) > options.max_elements || polygon_vertex.size() > options.max_elements) {
+        error = make_error(ErrorCode::LimitExceeded, fmt::format("geometry '{}': {} control points, {} corners: more than {} (LoadOptions::max_elements)",
+                                                                 geometry.name, point_count, polygon_vertex.size(), options.max_elements));
+        return false;
+    }
+
+    Layer normals, material;
+    std::vector<Layer> uvs, colors;
+    for (const Node* e : elements(g, "LayerElementNormal")) {
+        if (!read_layer(*e, "Normals", "NormalsIndex", 3, normals, error)) return false;
+        break;  // the first set: rigport keeps one normal per vertex
+    }
+    for (const Node* e : elements(g, "LayerElementUV")) {
+        Layer l;
+        if (!read_layer(*e, "UV", "UVIndex", 2, l, error)) return false;
+        if (l.present) uvs.push_back(std::move(l));
+    }
+    for (const Node* e : elements(g, "LayerElementColor")) {
+        Layer l;
+        if (!read_layer(*e, "Colors", "ColorIndex", 4, l, error)) return false;
+        if (l.present) colors.push_back(std::move(l));
+    }
+    for (const Node* e : elements(g, "LayerElementMaterial")) {
+        const Node* m = e->child("Materials");
+        std::vector<int64_t> slots;
+        if (m && !m->integers_of(slots)) {
+            error = error_at(*m, "Materials: indices that are not integers");
+            return false;
+        }
+        material.present = !slots.empty();
+        material.mapping = child_text(*e, "MappingInformationType") == "ByPolygon" ? Mapping::ByPolygon : Mapping::AllSame;
+        material.components = 1;
+        material.values.assign(slots.begin(), slots.end());
+        break;
+    }
+
+    const Mat4& m = place.matrix;
+    const Mat4 nm = inverse_affine(m);  // rows of its inverse = the normal matrix's columns
+    const bool mirrored = m[0][0] * (m[1][1] * m[2][2] - m[2][1] * m[1][2]) - m[1][0] * (m[0][1] * m[2][2] - m[2][1] * m[0][2]) +
+                              m[2][0] * (m[0][1] * m[1][2] - m[1][1] * m[0][2]) < 0;
+
+    std::map<int32_t, Builder> by_material;  // scene material index -> mesh being built
+    size_t corner = 0, polygon = 0, dropped = 0, missing_values = 0;
+    std::vector<uint32_t> poly;
+    std::string key;
+    while (corner < polygon_vertex.size()) {
+        // One polygon: corners up to and including the negative (~index) one.
+        const size_t first = corner;
+        size_t end = first;
+        while (end < polygon_vertex.size() && polygon_vertex[end] >= 0) ++end;
+        if (end == polygon_vertex.size()) {
+            error = error_at(*indices, fmt::format("geometry '{}': the last polygon (from corner {}) has no closing negative index", geometry.name, first));
+            return false;
+        }
+        ++end;
+        int32_t slot = 0;
+        if (material.present) {
+            const int64_t s = material.at(first, polygon, 0);
+            slot = s >= 0 ? int32_t(material.values[size_t(s)]) : 0;
+        }
+        const int32_t scene_material = slot >= 0 && size_t(slot) < place.materials.size() ? place.materials[size_t(slot)] : -1;
+        Builder& b = by_material[scene_material];
+        poly.clear();
+        for (size_t c = first; c < end; ++c) {
+            const int64_t v = polygon_vertex[c] < 0 ? ~polygon_vertex[c] : polygon_vertex[c];
+            if (v >= point_count) {
+                error = error_at(*indices, fmt::format("geometry '{}': corner {} names control point {} of {}", geometry.name, c, v, point_count));
+                return false;
+            }
+            // The corner's values, as the key that merges equal corners into one vertex.
+            key.assign(reinterpret_cast<const char*>(&v), sizeof v);
+            auto add = [&](const Layer& l, size_t polygon_index) {
+                const int64_t i = l.present ? l.at(c, polygon_index, v) : -1;
+                if (l.present && i < 0) ++missing_values;
+                key.append(reinterpret_cast<const char*>(&i), sizeof i);
+            };
+            add(normals, polygon);
+            for (auto& l : uvs) add(l, polygon);
+            for (auto& l : colors) add(l, polygon);
+            auto [it, fresh] = b.vertex_of.emplace(key, b.mesh.vertex_count());
+            if (fresh) {
+                Mesh& mesh = b.mesh;
+                const auto p = apply(m, &points[size_t(v) * 3], 1);
+                mesh.positions.push_back({float(p[0]), float(p[1]), float(p[2])});
+                size_t at = sizeof v;
+                auto index_in_key = [&]() {
+                    int64_t i;
+                    std::memcpy(&i, key.data() + at, sizeof i);
+                    at += sizeof i;
+                    return i;
+                };
+                const int64_t n = index_in_key();
+                if (normals.present) {
+                    const double* src = n >= 0 ? &normals.values[size_t(n) * 3] : nullptr;
+                    std::array<double, 3> d{};
+                    if (src)  // the inverse's transpose: (M^-1)^T n
+                        for (int k = 0; k < 3; ++k) d[k] = nm[k][0] * src[0] + nm[k][1] * src[1] + nm[k][2] * src[2];
+                    const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                    mesh.normals.push_back(len > 0 && std::isfinite(len) ? Vec3{float(d[0] / len), float(d[1] / len), float(d[2] / len)} : Vec3{0, 0, 1});
+                }
+                mesh.texcoords.resize(uvs.size());
+                for (size_t k = 0; k < uvs.size(); ++k) {
+                    const int64_t i = index_in_key();
+                    // FBX's V runs up from the bottom of the image; the scene's down from the top.
+                    mesh.texcoords[k].push_back(i >= 0 ? Vec2{float(uvs[k].values[size_t(i) * 2]), float(1.0 - uvs[k].values[size_t(i) * 2 + 1])} : Vec2{0, 0});
+                }
+                mesh.colors.resize(colors.size());
+                for (size_t k = 0; k < colors.size(); ++k) {
+                    const int64_t i = index_in_key();
+                    Vec4 col{1, 1, 1, 1};
+                    if (i >= 0)
+                        for (int q = 0; q < 4; ++q) col[q] = float(std::clamp(colors[k].values[size_t(i) * 4 + q], 0.0, 1.0));
+                    mesh.colors[k].push_back(col);
+                }
+                if (place.skin) {
+                    if (mesh.skin.offsets.empty()) mesh.skin.offsets.push_back(0);
+                    for (const Influence& inf : (*place.skin)[size_t(v)]) mesh.skin.influences.push_back(inf);
+                    mesh.skin.offsets.push_back(uint32_t(mesh.skin.influences.size()));
+                } else if (place.rigid_joint >= 0) {
+                    if (mesh.skin.offsets.empty()) mesh.skin.offsets.push_back(0);
+                    mesh.skin.influences.push_back({uint32_t(place.rigid_joint), 1.0f});
+                    mesh.skin.offsets.push_back(uint32_t(mesh.skin.influences.size()));
+                }
+            }
+            poly.push_back(it->second);
+        }
+        if (poly.size() < 3) ++dropped;
+        for (size_t k = 1; k + 1 < poly.size(); ++k)
+            b.mesh.triangles.push_back(mirrored ? Triangle{poly[0], poly[k + 1], poly[k]} : Triangle{poly[0], poly[k], poly[k + 1]});
+        corner = end;
+        ++polygon;
+    }
+    if (dropped)
+        scene.warnings.add(WarningCode::Ignored, fmt::format("geometry '{}': {} polygons with fewer than 3 corners (points, lines) left out", geometry.name, dropped), g.offset);
+    if (missing_values)
+        scene.warnings.add(WarningCode::Substituted, fmt::format("geometry '{}': {} corner values missing from their layer (index out of range or -1); zeros used", geometry.name, missing_values), g.offset);
+    for (auto& [mat, b] : by_material) {
+        if (b.mesh.triangles.empty()) continue;
+        b.mesh.material = mat;
+        b.mesh.name = by_material.size() > 1 && mat >= 0 ? fmt::format("{}_{}", place.name, scene.materials[size_t(mat)].name) : place.name;
+        scene.meshes.push_back(std::move(b.mesh));
+    }
+    return true;
+}
+
+}  // namespace rigport::fbx

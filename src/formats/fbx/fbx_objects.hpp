@@ -1,0 +1,60 @@
+// FBX 7.x objects and their links (docs/fbx.md §2.1): `Objects` children by id, `Connections`
+// both ways, and `Properties70` values with the `Definitions` templates as defaults.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "formats/fbx/fbx_document.hpp"
+
+namespace rigport::fbx {
+
+struct Object {
+    int64_t id = 0;
+    std::string_view kind;      // the node's name: Model, Geometry, Deformer, AnimationCurve ...
+    std::string name;           // "pCube1" (from "Model::pCube1" or "pCube1\0\1Model")
+    std::string_view subclass;  // Mesh, LimbNode, Skin, Cluster, ... (may be empty)
+    const Node* node = nullptr;
+    const Node* properties = nullptr;  // Properties70 (or 6.x Properties60), may be null
+    const Node* defaults = nullptr;    // its kind's PropertyTemplate, may be null
+};
+
+struct Link {
+    uint32_t object = 0;    // index into Objects::list
+    std::string_view property;  // "OP" links: the property the child drives ("Lcl Translation", "d|X")
+};
+
+class Objects {
+public:
+    // Indexes `doc`; false with `error` set when an id repeats or a link names a missing object
+    // (links to 0, the scene root, are kept as roots).
+    bool build(const Document& doc, Error& error);
+
+    std::vector<Object> list;
+    // Per object: what it is linked to (its parents) and what is linked to it (its children).
+    std::vector<std::vector<Link>> parents, children;
+
+    const Object& operator[](uint32_t i) const { return list[i]; }
+    // Children of `i` of one kind ("Model", "Deformer" ...), in connection order.
+    std::vector<uint32_t> children_of(uint32_t i, std::string_view kind) const;
+    std::vector<uint32_t> parents_of(uint32_t i, std::string_view kind) const;
+
+private:
+    std::unordered_map<int64_t, uint32_t> by_id_;
+};
+
+// One property of an object: its P node's values after name, type, label and flags, or the
+// template's; null when neither has it.
+const Node* find_property(const Object& object, std::string_view name, size_t& first_value);
+double property_number(const Object& object, std::string_view name, double fallback);
+std::array<double, 3> property_vec3(const Object& object, std::string_view name, std::array<double, 3> fallback);
+std::string_view property_text(const Object& object, std::string_view name);
+
+// "Model::pCube1" (ASCII) or "pCube1\0\1Model" (binary) -> "pCube1".
+std::string object_name(std::string_view stored);
+
+}  // namespace rigport::fbx

@@ -1,0 +1,330 @@
+// FBX reader (docs/fbx.md §2): the node tree, then objects and connections, models and their
+// transforms, skins and the skeleton they bind to, materials, meshes, and the file's axes and unit.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/decompose.hpp"
+#include "core/finite.hpp"
+#include "formats/fbx/fbx_document.hpp"
+#include "formats/fbx/fbx_layout.hpp"
+#include "formats/fbx/fbx_mesh.hpp"
+#include "formats/fbx/fbx_objects.hpp"
+#include "formats/fbx/fbx_transform.hpp"
+
+namespace rigport::fbx {
+
+namespace {
+
+constexpr uint32_t none = UINT32_MAX;
+
+struct Cluster {
+    uint32_t bone = none;  // a Model
+    std::vector<int64_t> indexes;
+    std::vector<double> weights;
+    std::optional<Mat4> transform, transform_link;
+};
+
+struct Skin {
+    std::vector<Cluster> clusters;
+};
+
+class SceneReader {
+public:
+    SceneReader(const Document& doc, const LoadOptions& options) : doc_(doc), options_(options) {}
+
+    Expected<Scene> run() {
+        if (doc_.version < 7000)
+            return make_error(ErrorCode::Unsupported,
+                              doc_.version ? fmt::format("FBX {}: files before 7.0 (6.x Properties60 and Takes, 5.x Link) are not read yet; rigport reads FBX 7.0 to 7.7", doc_.version)
+                                           : "no FBXHeaderExtension/FBXVersion: not an FBX 7.x file");
+        Error error;
+        if (!objects_.build(doc_, error)) return error;
+        scene_.meta.source_format = "fbx";
+        scene_.meta.source_version = doc_.version;
+        scene_.meta.dialect = doc_.binary ? "binary" : "ascii";
+        read_settings();
+        if (!read_models() || !read_skins() || !build_skeleton()) return error_;
+        read_materials();
+        if (!read_meshes()) return error_;
+        note_unread();
+        // Finite numbers whose transforms overflow (1e300 scales, degenerate bind matrices) are
+        // refused here as an input problem, naming the value.
+        if (auto finite = detail::check_finite_for_writing(scene_, true); !finite)
+            return make_error(ErrorCode::Malformed, "values beyond float range after FBX's transforms: " + finite.error().message);
+        return std::move(scene_);
+    }
+
+private:
+    bool fail(const Node* at, std::string message, ErrorCode code = ErrorCode::Malformed) {
+        error_ = make_error(code, std::move(message));
+        if (at && at->line) error_.line = at->line, error_.column = 1;
+        else if (at) error_.offset = at->offset;
+        return false;
+    }
+
+    // GlobalSettings: the up axis (UpAxis with UpAxisSign) and UnitScaleFactor (centimetres per unit).
+    void read_settings() {
+        scene_.meta.handedness = Handedness::Right;
+        scene_.meta.front_face = Winding::CounterClockwise;
+        const Node* settings = doc_.root.child("GlobalSettings");
+        Object o;
+        o.properties = settings ? settings->child("Properties70") : nullptr;
+        const double up = property_number(o, "UpAxis", 1);
+        scene_.meta.up = up == 0 ? UpAxis::X : up == 2 ? UpAxis::Z : UpAxis::Y;
+        const double unit = property_number(o, "UnitScaleFactor", 1);
+        scene_.meta.unit_scale = std::isfinite(unit) && unit > 0 ? float(unit / 100.0) : 0.01f;
+    }
+
+    bool read_models() {
+        model_of_.assign(objects_.list.size(), none);
+        for (uint32_t i = 0; i < objects_.list.size(); ++i)
+            if (objects_[i].kind == "Model") {
+                model_of_[i] = uint32_t(models_.size());
+                models_.push_back(i);
+            }
+        const size_t n = models_.size();
+        parent_.assign(n, none);
+        local_.resize(n);
+        transforms_.resize(n);
+        for (uint32_t m = 0; m < n; ++m) {
+            for (uint32_t p : objects_.parents_of(models_[m], "Model")) {
+                parent_[m] = model_of_[p];
+                break;
+            }
+            transforms_[m] = node_transform(objects_[models_[m]]);
+            local_[m] = local_matrix(transforms_[m]);
+        }
+        // World matrices parent-first; a chain longer than the model count is a cycle.
+        world_.assign(n, identity_matrix());
+        order_.clear();
+        std::vector<std::vector<uint32_t>> kids(n);
+        std::vector<uint32_t> roots;
+        for (uint32_t m = 0; m < n; ++m) (parent_[m] == none ? roots : kids[parent_[m]]).push_back(m);
+        std::vector<uint32_t> stack(roots.rbegin(), roots.rend());
+        while (!stack.empty()) {
+            const uint32_t m = stack.back();
+            stack.pop_back();
+            order_.push_back(m);
+            world_[m] = parent_[m] == none ? local_[m] : multiply(world_[parent_[m]], local_[m]);
+            for (auto it = kids[m].rbegin(); it != kids[m].rend(); ++it) stack.push_back(*it);
+        }
+        if (order_.size() != n) {
+            for (uint32_t m = 0; m < n; ++m)
+                if (std::find(order_.begin(), order_.end(), m) == order_.end())
+                    return fail(objects_[models_[m]].node, fmt::format("model '{}' is part of a cycle of parents", objects_[models_[m]].name));
+        }
+        return true;
+    }
+
+    bool matrix_of(const Node& cluster, std::string_view name, std::optional<Mat4>& out) {
+        const Node* n = cluster.child(name);
+        if (!n) return true;
+        std::vector<double> v;
+        if (!n->numbers_of(v) || v.size() != 16) return fail(n, fmt::format("cluster {}: not 16 numbers", name));
+        Mat4 m;
+        for (int k = 0; k < 16; ++k) m[k / 4][k % 4] = v[size_t(k)];
+        out = m;
+        return true;
+    }
+
+    // Skin deformers by geometry: clusters with the bone they follow, the control points they
+    // move and the bind matrices (Transform: the mesh at bind time; TransformLink: the bone's).
+    bool read_skins() {
+        for (uint32_t g = 0; g < objects_.list.size(); ++g) {
+            if (objects_[g].kind != "Geometry") continue;
+            for (uint32_t d : objects_.children_of(g, "Deformer")) {
+                if (objects_[d].subclass != "Skin") continue;
+                Skin& skin = skins_[g];
+                for (uint32_t c : objects_.children_of(d, "Deformer")) {
+                    if (objects_[c].subclass != "Cluster") continue;
+                    const Node& node = *objects_[c].node;
+                    Cluster cl;
+                    for (uint32_t b : objects_.children_of(c, "Model")) {
+                        cl.bone = model_of_[b];
+                        break;
+                    }
+                    if (cl.bone == none) continue;  // a cluster without a bone moves nothing
+                    const Node* indexes = node.child("Indexes");
+                    const Node* weights = node.child("Weights");
+                    if (indexes && !indexes->integers_of(cl.indexes)) return fail(indexes, "cluster Indexes: not integers");
+                    if (weights && !weights->numbers_of(cl.weights)) return fail(weights, "cluster Weights: not numbers");
+                    if (cl.indexes.size() != cl.weights.size())
+                        return fail(&node, fmt::format("cluster '{}': {} Indexes and {} Weights", objects_[c].name, cl.indexes.size(), cl.weights.size()));
+                    if (!matrix_of(node, "Transform", cl.transform) || !matrix_of(node, "TransformLink", cl.transform_link)) return false;
+                    if (cl.transform_link && !bind_world_.count(cl.bone)) bind_world_[cl.bone] = *cl.transform_link;
+                    skin.clusters.push_back(std::move(cl));
+                }
+            }
+        }
+        return true;
+    }
+
+    bool is_bone_kind(uint32_t m) const {
+        const std::string_view s = objects_[models_[m]].subclass;
+        return s == "LimbNode" || s == "Limb" || s == "Root" || s == "Skeleton";
+    }
+
+    // Joints: every bone-kind model and every model a cluster follows, with their ancestors.
+    // Each joint's bind pose is its TransformLink where a cluster gives one, else its place under
+    // its parent's bind pose by its own transform.
+    bool build_skeleton() {
+        const size_t n = models_.size();
+        joint_of_.assign(n, -1);
+        std::vector<bool> wanted(n, false);
+        for (uint32_t m = 0; m < n; ++m) wanted[m] = is_bone_kind(m) || bind_world_.count(m);
+        for (uint32_t m = 0; m < n; ++m)
+            if (wanted[m])
+                for (uint32_t p = parent_[m]; p != none && !wanted[p]; p = parent_[p]) wanted[p] = true;
+        bind_.assign(n, identity_matrix());
+        for (uint32_t m : order_) {
+            auto link = bind_world_.find(m);
+            bind_[m] = link != bind_world_.end() ? link->second : parent_[m] == none ? local_[m] : multiply(bind_[parent_[m]], local_[m]);
+        }
+        for (uint32_t m : order_) {
+            if (!wanted[m]) continue;
+            int32_t parent = -1;
+            for (uint32_t p = parent_[m]; p != none; p = parent_[p])
+                if (joint_of_[p] >= 0) {
+                    parent = joint_of_[p];
+                    break;
+                }
+            Joint j;
+            j.name = objects_[models_[m]].name;
+            j.parent = parent;
+            const Mat4 rel = parent >= 0 ? multiply(inverse_affine(bind_[joint_model_[size_t(parent)]]), bind_[m]) : bind_[m];
+            bool sheared = false;
+            j.bind = decompose(rel, sheared);
+            if (sheared) ++sheared_;
+            joint_of_[m] = int32_t(scene_.skeleton.joints.size());
+            joint_model_.push_back(m);
+            scene_.skeleton.joints.push_back(std::move(j));
+        }
+        if (sheared_)
+            scene_.warnings.add(WarningCode::Interpreted, fmt::format("{} joints' bind poses hold a shear (non-uniform scale under rotation); kept as the nearest rotation and scale", sheared_));
+        return true;
+    }
+
+    void read_materials() {
+        for (uint32_t i = 0; i < objects_.list.size(); ++i) {
+            if (objects_[i].kind != "Material") continue;
+            const Object& o = objects_[i];
+            Material mat;
+            mat.name = o.name;
+            const auto d = property_vec3(o, "DiffuseColor", property_vec3(o, "Diffuse", {0.8, 0.8, 0.8}));
+            const double factor = property_number(o, "DiffuseFactor", 1);
+            const double opacity = property_number(o, "Opacity", 1 - property_number(o, "TransparencyFactor", 0));
+            mat.diffuse = {float(d[0] * factor), float(d[1] * factor), float(d[2] * factor), float(std::clamp(opacity, 0.0, 1.0))};
+            for (const Link& l : objects_.children[i]) {
+                const Object& t = objects_[l.object];
+                if (t.kind != "Texture") continue;
+                TextureMap map;
+                map.type_name = std::string(l.property);
+                map.type = l.property == "NormalMap" || l.property == "Bump" ? TextureType::Normal
+                         : l.property == "SpecularColor"                    ? TextureType::Specular
+                         : l.property == "EmissiveColor"                    ? TextureType::Emissive
+                         : l.property == "TransparentColor"                 ? TextureType::Opacity
+                         : l.property == "DiffuseColor"                     ? TextureType::Diffuse : TextureType::Other;
+                const Node* rel = t.node->child("RelativeFilename");
+                const Node* abs = t.node->child("FileName");
+                const Node* file = rel && !rel->properties.empty() && !rel->properties[0].text.empty() ? rel : abs;
+                if (!file || file->properties.empty()) continue;
+                map.uri = std::string(file->properties[0].text);
+                std::replace(map.uri.begin(), map.uri.end(), '\\', '/');
+                mat.maps.push_back(std::move(map));
+            }
+            material_of_[i] = int32_t(scene_.materials.size());
+            scene_.materials.push_back(std::move(mat));
+        }
+    }
+
+    bool read_meshes() {
+        for (uint32_t m : order_) {
+            const uint32_t model = models_[m];
+            for (uint32_t g : objects_.children_of(model, "Geometry")) {
+                if (objects_[g].subclass != "Mesh") continue;
+                MeshPlacement place;
+                place.name = objects_[model].name;
+                for (uint32_t mat : objects_.children_of(model, "Material")) place.materials.push_back(material_of_.count(mat) ? material_of_[mat] : -1);
+                const Mat4 geometric = geometric_matrix(transforms_[m]);
+                std::vector<std::vector<Influence>> influences;
+                auto skin = skins_.find(g);
+                if (skin != skins_.end() && !skin->second.clusters.empty()) {
+                    // Control points to the bind pose's space: the mesh where it was bound. A
+                    // cluster's Transform is the mesh relative to its bone at bind time (as
+                    // Blender writes it and ufbx reads it: geometry to bone), TransformLink the
+                    // bone's place, so the mesh was at TransformLink * Transform.
+                    const Cluster& first = skin->second.clusters[0];
+                    const Mat4 mesh_bind = first.transform && first.transform_link ? multiply(*first.transform_link, *first.transform) : bind_[m];
+                    place.matrix = multiply(mesh_bind, geometric);
+                    std::vector<double> points;
+                    if (const Node* v = objects_[g].node->child("Vertices")) (void)v->numbers_of(points);
+                    influences.assign(points.size() / 3, {});
+                    for (const Cluster& c : skin->second.clusters) {
+                        const int32_t joint = joint_of_[c.bone];
+                        for (size_t k = 0; k < c.indexes.size(); ++k) {
+                            const int64_t p = c.indexes[k];
+                            if (p < 0 || size_t(p) >= influences.size())
+                                return fail(objects_[g].node, fmt::format("geometry '{}': a cluster names control point {} of {}", objects_[g].name, p, influences.size()));
+                            if (c.weights[k] > 0 && std::isfinite(c.weights[k])) influences[size_t(p)].push_back({uint32_t(joint), float(c.weights[k])});
+                        }
+                    }
+                    place.skin = &influences;
+                } else {
+                    place.matrix = multiply(bind_[m], geometric);
+                    for (uint32_t p = m; p != none; p = parent_[p])
+                        if (joint_of_[p] >= 0) {
+                            place.rigid_joint = joint_of_[p];
+                            break;
+                        }
+                }
+                Error error;
+                if (!read_mesh(objects_[g], place, options_, scene_, error)) {
+                    error_ = error;
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    // What this reader does not turn into scene data yet is said, never dropped in silence.
+    void note_unread() {
+        size_t stacks = 0, shapes = 0;
+        for (const Object& o : objects_.list) {
+            stacks += o.kind == "AnimationStack";
+            shapes += o.kind == "Deformer" && o.subclass == "BlendShape";
+        }
+        if (stacks) scene_.warnings.add(WarningCode::Ignored, fmt::format("{} animation stacks not read: rigport's FBX reader does not read animation yet", stacks));
+        if (shapes) scene_.warnings.add(WarningCode::Ignored, fmt::format("{} blend shapes not read: rigport's FBX reader does not read morph targets yet", shapes));
+    }
+
+    const Document& doc_;
+    const LoadOptions& options_;
+    Objects objects_;
+    Scene scene_;
+    Error error_;
+    std::vector<uint32_t> models_, model_of_, parent_, order_, joint_model_;
+    std::vector<NodeTransform> transforms_;
+    std::vector<Mat4> local_, world_, bind_;
+    std::vector<int32_t> joint_of_;
+    std::unordered_map<uint32_t, Skin> skins_;
+    std::unordered_map<uint32_t, Mat4> bind_world_;
+    std::unordered_map<uint32_t, int32_t> material_of_;
+    size_t sheared_ = 0;
+};
+
+}  // namespace
+
+bool detect(std::span<const uint8_t> bytes) { return is_binary(bytes) || is_ascii(bytes); }
+
+Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options) {
+    auto doc = parse(bytes, options);
+    if (!doc) return doc.error();
+    return SceneReader(*doc, options).run();
+}
+
+}  // namespace rigport::fbx

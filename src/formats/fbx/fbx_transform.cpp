@@ -1,0 +1,92 @@
+// FBX's node transform rule (docs/fbx.md §2.2).
+#include "formats/fbx/fbx_transform.hpp"
+
+#include <cmath>
+#include <numbers>
+
+namespace rigport::fbx {
+
+namespace {
+
+Mat4 translation_matrix(const D3& v) {
+    Mat4 m = identity_matrix();
+    m[3] = {v[0], v[1], v[2], 1};
+    return m;
+}
+
+Mat4 scaling_matrix(const D3& v) {
+    Mat4 m = identity_matrix();
+    for (int k = 0; k < 3; ++k) m[k][k] = v[k];
+    return m;
+}
+
+Mat4 axis_rotation(int axis, double degrees) {
+    const double a = degrees * std::numbers::pi / 180.0, c = std::cos(a), s = std::sin(a);
+    Mat4 m = identity_matrix();
+    const int i = (axis + 1) % 3, j = (axis + 2) % 3;
+    m[i][i] = c;
+    m[i][j] = s;
+    m[j][i] = -s;
+    m[j][j] = c;
+    return m;
+}
+
+D3 negate(const D3& v) { return {-v[0], -v[1], -v[2]}; }
+
+}  // namespace
+
+NodeTransform node_transform(const Object& model) {
+    NodeTransform t;
+    t.translation = property_vec3(model, "Lcl Translation", {0, 0, 0});
+    t.rotation = property_vec3(model, "Lcl Rotation", {0, 0, 0});
+    t.scaling = property_vec3(model, "Lcl Scaling", {1, 1, 1});
+    t.rotation_offset = property_vec3(model, "RotationOffset", {0, 0, 0});
+    t.rotation_pivot = property_vec3(model, "RotationPivot", {0, 0, 0});
+    t.scaling_offset = property_vec3(model, "ScalingOffset", {0, 0, 0});
+    t.scaling_pivot = property_vec3(model, "ScalingPivot", {0, 0, 0});
+    if (property_number(model, "RotationActive", 0) != 0) {
+        t.pre_rotation = property_vec3(model, "PreRotation", {0, 0, 0});
+        t.post_rotation = property_vec3(model, "PostRotation", {0, 0, 0});
+        const double order = property_number(model, "RotationOrder", 0);
+        t.rotation_order = order >= 0 && order <= 5 ? int(order) : 0;  // 6 = spheric: read as XYZ
+    }
+    const double inherit = property_number(model, "InheritType", 0);
+    t.inherit_type = inherit >= 0 && inherit <= 2 ? int(inherit) : 0;
+    t.geometric_translation = property_vec3(model, "GeometricTranslation", {0, 0, 0});
+    t.geometric_rotation = property_vec3(model, "GeometricRotation", {0, 0, 0});
+    t.geometric_scaling = property_vec3(model, "GeometricScaling", {1, 1, 1});
+    return t;
+}
+
+Mat4 euler_matrix(const D3& degrees, int order) {
+    // The axes in the order they apply; the matrix is last * middle * first.
+    static constexpr int axes[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 2, 0}, {1, 0, 2}, {2, 0, 1}, {2, 1, 0}};
+    const int* a = axes[order >= 0 && order < 6 ? order : 0];
+    return multiply(axis_rotation(a[2], degrees[a[2]]), multiply(axis_rotation(a[1], degrees[a[1]]), axis_rotation(a[0], degrees[a[0]])));
+}
+
+Mat4 local_matrix(const NodeTransform& t) {
+    const Mat4 parts[] = {
+        translation_matrix(t.translation),
+        translation_matrix(t.rotation_offset),
+        translation_matrix(t.rotation_pivot),
+        euler_matrix(t.pre_rotation, 0),
+        euler_matrix(t.rotation, t.rotation_order),
+        inverse_affine(euler_matrix(t.post_rotation, 0)),
+        translation_matrix(negate(t.rotation_pivot)),
+        translation_matrix(t.scaling_offset),
+        translation_matrix(t.scaling_pivot),
+        scaling_matrix(t.scaling),
+        translation_matrix(negate(t.scaling_pivot)),
+    };
+    Mat4 m = identity_matrix();
+    for (const Mat4& p : parts) m = multiply(m, p);
+    return m;
+}
+
+Mat4 geometric_matrix(const NodeTransform& t) {
+    return multiply(translation_matrix(t.geometric_translation),
+                    multiply(euler_matrix(t.geometric_rotation, 0), scaling_matrix(t.geometric_scaling)));
+}
+
+}  // namespace rigport::fbx

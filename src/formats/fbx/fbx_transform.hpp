@@ -1,0 +1,33 @@
+// FBX's node transform rule (docs/fbx.md §2.2, the FBX SDK's FbxNode documentation):
+// local = T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * Soff * Sp * S * Sp^-1, and the geometric
+// transform Tg * Rg * Sg that moves a node's geometry only.
+#pragma once
+
+#include <array>
+
+#include "formats/fbx/fbx_objects.hpp"
+#include "rigport/anim.hpp"
+
+namespace rigport::fbx {
+
+using D3 = std::array<double, 3>;
+
+struct NodeTransform {
+    D3 translation{}, rotation{}, scaling{1, 1, 1};                // Lcl Translation / Rotation / Scaling
+    D3 rotation_offset{}, rotation_pivot{}, scaling_offset{}, scaling_pivot{};
+    D3 pre_rotation{}, post_rotation{};                             // degrees, XYZ order
+    int rotation_order = 0;                                         // 0 XYZ, 1 XZY, 2 YZX, 3 YXZ, 4 ZXY, 5 ZYX
+    int inherit_type = 0;                                           // 0 RrSs, 1 RSrs, 2 Rrs
+    D3 geometric_translation{}, geometric_rotation{}, geometric_scaling{1, 1, 1};
+};
+
+// A Model's transform properties (its own, else its template's, else FBX's defaults). With
+// RotationActive off, pre/post rotation and the rotation order do not apply (as Blender reads it).
+NodeTransform node_transform(const Object& model);
+
+// Euler angles in degrees applied in `order` (XYZ: X first) as a matrix.
+Mat4 euler_matrix(const D3& degrees, int order);
+Mat4 local_matrix(const NodeTransform& t);
+Mat4 geometric_matrix(const NodeTransform& t);
+
+}  // namespace rigport::fbx

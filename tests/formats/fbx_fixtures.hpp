@@ -1,0 +1,248 @@
+// FBX files written by us for the tests: a small ASCII 7.4 scene (a skinned quad on two bones,
+// a material with a texture, a template default, a pre-rotation, a geometric translation) and
+// any FBX node tree written back as binary in either record width, byte order and array encoding.
+#pragma once
+
+#include <zlib.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "formats/fbx/fbx_document.hpp"
+
+namespace rigport::test {
+
+// Expected (docs/fbx.md §2; worked out by hand): mesh 'Quad' at (5,0,1) (6,0,1) (6,1,1) (5,1,1),
+// normals +Z, UVs V-flipped, two triangles (0 1 2) (0 2 3); joints Root (0,1,0) and Tip (0,1,0)
+// turned 90 degrees about Z under it; vertices 0, 1 on Root, 2, 3 on Tip; material 'Skin' red with
+// tex/skin.png; Y up, 1 cm units.
+inline std::string fbx_skinned_quad_ascii() {
+    return R"(; FBX 7.4.0 project file
+; written by hand for rigport's tests
+FBXHeaderExtension:  {
+	FBXHeaderVersion: 1003
+	FBXVersion: 7400
+	Creator: "rigport tests"
+}
+GlobalSettings:  {
+	Version: 1000
+	Properties70:  {
+		P: "UpAxis", "int", "Integer", "",1
+		P: "UpAxisSign", "int", "Integer", "",1
+		P: "UnitScaleFactor", "double", "Number", "",1
+	}
+}
+Definitions:  {
+	ObjectType: "Model" {
+		Count: 3
+		PropertyTemplate: "FbxNode" {
+			Properties70:  {
+				P: "RotationActive", "bool", "", "",1
+				P: "Lcl Scaling", "Lcl Scaling", "", "A",1,1,1
+			}
+		}
+	}
+}
+Objects:  {
+	Geometry: 100, "Geometry::Quad", "Mesh" {
+		Vertices: *12 {
+			a: 0,0,0,1,0,0,1,1,0,0,1,0
+		}
+		PolygonVertexIndex: *4 {
+			a: 0,1,2,-4
+		}
+		LayerElementNormal: 0 {
+			MappingInformationType: "ByPolygonVertex"
+			ReferenceInformationType: "Direct"
+			Normals: *12 {
+				a: 0,0,1,0,0,1,0,0,1,0,0,1
+			}
+		}
+		LayerElementUV: 0 {
+			Name: "map1"
+			MappingInformationType: "ByPolygonVertex"
+			ReferenceInformationType: "IndexToDirect"
+			UV: *8 {
+				a: 0,0,1,0,1,1,0,1
+			}
+			UVIndex: *4 {
+				a: 0,1,2,3
+			}
+		}
+		LayerElementMaterial: 0 {
+			MappingInformationType: "AllSame"
+			ReferenceInformationType: "IndexToDirect"
+			Materials: *1 {
+				a: 0
+			}
+		}
+	}
+	Model: 200, "Model::Quad", "Mesh" {
+		Properties70:  {
+			P: "Lcl Translation", "Lcl Translation", "", "A",5,0,0
+			P: "GeometricTranslation", "Vector3D", "Vector", "",0,0,1
+		}
+	}
+	Model: 300, "Model::Root", "LimbNode" {
+		Properties70:  {
+			P: "Lcl Translation", "Lcl Translation", "", "A",0,1,0
+		}
+	}
+	Model: 400, "Model::Tip", "LimbNode" {
+		Properties70:  {
+			P: "PreRotation", "Vector3D", "Vector", "",0,0,90
+			P: "Lcl Translation", "Lcl Translation", "", "A",0,1,0
+		}
+	}
+	Material: 500, "Material::Skin", "" {
+		ShadingModel: "lambert"
+		Properties70:  {
+			P: "DiffuseColor", "Color", "", "A",1,0,0
+		}
+	}
+	Texture: 600, "Texture::skin", "" {
+		FileName: "C:\art\tex\skin.png"
+		RelativeFilename: "tex\skin.png"
+	}
+	Deformer: 700, "Deformer::Skin", "Skin" {
+		Version: 101
+	}
+	Deformer: 800, "SubDeformer::Root", "Cluster" {
+		Indexes: *2 {
+			a: 0,1
+		}
+		Weights: *2 {
+			a: 1,1
+		}
+		Transform: *16 {
+			a: 1,0,0,0,0,1,0,0,0,0,1,0,5,-1,0,1
+		}
+		TransformLink: *16 {
+			a: 1,0,0,0,0,1,0,0,0,0,1,0,0,1,0,1
+		}
+	}
+	Deformer: 900, "SubDeformer::Tip", "Cluster" {
+		Indexes: *2 {
+			a: 2,3
+		}
+		Weights: *2 {
+			a: 1,1
+		}
+		Transform: *16 {
+			a: 0,-1,0,0,1,0,0,0,0,0,1,0,-2,-5,0,1
+		}
+		TransformLink: *16 {
+			a: 0,1,0,0,-1,0,0,0,0,0,1,0,0,2,0,1
+		}
+	}
+}
+Connections:  {
+	C: "OO",200,0
+	C: "OO",100,200
+	C: "OO",500,200
+	C: "OP",600,500, "DiffuseColor"
+	C: "OO",300,0
+	C: "OO",400,300
+	C: "OO",700,100
+	C: "OO",800,700
+	C: "OO",900,700
+	C: "OO",300,800
+	C: "OO",400,900
+}
+)";
+}
+
+// A node tree as binary FBX. Arrays keep their kind (ASCII integer lists become 'l' here, 'd'
+// lists 'd'); `deflate` compresses every array with zlib.
+class FbxBinaryWriter {
+public:
+    FbxBinaryWriter(uint32_t version, bool big, bool deflate) : version_(version), big_(big), deflate_(deflate) {}
+
+    std::vector<uint8_t> write(const fbx::Document& doc) {
+        bytes_.clear();
+        const std::string magic = "Kaydara FBX Binary  ";
+        bytes_.assign(magic.begin(), magic.end());
+        bytes_.insert(bytes_.end(), {0, 0x1a, uint8_t(big_ ? 1 : 0)});
+        put(version_, 4);
+        for (const auto& n : doc.root.children) node(n);
+        null_record();
+        return bytes_;
+    }
+
+private:
+    unsigned width() const { return version_ >= 7500 ? 8 : 4; }
+    void put(uint64_t v, unsigned n) {
+        for (unsigned i = 0; i < n; ++i) bytes_.push_back(uint8_t(v >> (8 * (big_ ? n - 1 - i : i))));
+    }
+    void patch(size_t at, uint64_t v) {
+        for (unsigned i = 0; i < width(); ++i) bytes_[at + i] = uint8_t(v >> (8 * (big_ ? width() - 1 - i : i)));
+    }
+    void null_record() { bytes_.insert(bytes_.end(), 3 * width() + 1, 0); }
+
+    void node(const fbx::Node& n) {
+        const size_t at = bytes_.size();
+        put(0, width());
+        put(n.properties.size(), width());
+        put(0, width());
+        bytes_.push_back(uint8_t(n.name.size()));
+        bytes_.insert(bytes_.end(), n.name.begin(), n.name.end());
+        const size_t props = bytes_.size();
+        for (const auto& p : n.properties) property(p);
+        patch(at + 2 * width(), bytes_.size() - props);
+        for (const auto& c : n.children) node(c);
+        if (!n.children.empty()) null_record();
+        patch(at, bytes_.size());
+    }
+
+    void property(const fbx::Property& p) {
+        switch (p.type) {
+            case 'L': bytes_.push_back('L'); put(uint64_t(p.integer), 8); return;
+            case 'D': {
+                bytes_.push_back('D');
+                uint64_t b;
+                std::memcpy(&b, &p.number, 8);
+                put(b, 8);
+                return;
+            }
+            case 'l': case 'd': {
+                std::vector<uint8_t> raw;
+                const size_t count = p.type == 'l' ? p.integers.size() : p.numbers.size();
+                for (size_t k = 0; k < count; ++k) {
+                    uint64_t b;
+                    if (p.type == 'l') b = uint64_t(p.integers[k]);
+                    else std::memcpy(&b, &p.numbers[k], 8);
+                    for (unsigned i = 0; i < 8; ++i) raw.push_back(uint8_t(b >> (8 * (big_ ? 7 - i : i))));
+                }
+                std::vector<uint8_t> stored = raw;
+                if (deflate_) {
+                    uLongf n = compressBound(uLong(raw.size()));
+                    stored.resize(n);
+                    compress(stored.data(), &n, raw.data(), uLong(raw.size()));
+                    stored.resize(n);
+                }
+                bytes_.push_back(uint8_t(p.type));
+                put(count, 4);
+                put(deflate_ ? 1 : 0, 4);
+                put(stored.size(), 4);
+                bytes_.insert(bytes_.end(), stored.begin(), stored.end());
+                return;
+            }
+            default: {  // S and W (bare words) as strings; ASCII "Class::Name" becomes "Name\0\1Class"
+                std::string s(p.text);
+                if (size_t sep = s.find("::"); sep != std::string::npos) s = s.substr(sep + 2) + std::string("\0\1", 2) + s.substr(0, sep);
+                bytes_.push_back('S');
+                put(s.size(), 4);
+                bytes_.insert(bytes_.end(), s.begin(), s.end());
+                return;
+            }
+        }
+    }
+
+    uint32_t version_;
+    bool big_, deflate_;
+    std::vector<uint8_t> bytes_;
+};
+
+}  // namespace rigport::test
