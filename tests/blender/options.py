@@ -25,6 +25,16 @@ def bounds(objs):
     return [min(p[i] for p in pts) for i in range(3)], [max(p[i] for p in pts) for i in range(3)]
 
 
+def rest_extent(path):
+    """Bind-pose extent (x, y, z) of an IQM as stored: rigport writes it as IQE (text, the same
+    Z-up axes, no conversion), whose `vp` lines we read here."""
+    iqe = path + ".iqe"
+    rigport_plain("convert", path, "-o", iqe, "-q")
+    with open(iqe) as f:
+        pts = [[float(x) for x in line.split()[1:4]] for line in f if line.startswith("vp ")]
+    return [round(max(p[i] for p in pts) - min(p[i] for p in pts), 6) for i in range(3)]
+
+
 def options(models, corpus, golden):
     src = os.path.join(models, "sample.iqm")
     rigport_plain("sample", "-o", src)
@@ -52,7 +62,18 @@ def options(models, corpus, golden):
     bpy.ops.import_scene.rigport(filepath=src, axis_forward='-Z', axis_up='Y')
     lo3, hi3 = bounds(meshes())
     check(abs((hi3[1] - lo3[1]) - (hi[2] - lo[2])) < 1e-4 and hi3[2] - lo3[2] < hi[2] - lo[2],
-          f"axis up 'Y': source Y becomes Blender Z, the height lies along Y ({hi3[1] - lo3[1]:.4f})")
+          f"axis up 'Y': the file's Y becomes Blender's Z, so the sample's height lies along Y ({hi3[1] - lo3[1]:.4f})")
+
+    # Export axes: forward -Z, up Y writes Blender's Z (the sample's height) along the file's Y.
+    reset_scene()
+    bpy.ops.import_scene.rigport(filepath=src)
+    plain, turned = os.path.join(models, "plain.iqm"), os.path.join(models, "turned.iqm")
+    export_selected(plain)
+    export_selected(turned, axis_forward='-Z', axis_up='Y')
+    extent = [rest_extent(f) for f in (plain, turned)]
+    check(extent[0][2] > 2 * extent[0][1] and abs(extent[1][1] - extent[0][2]) < 1e-3
+          and abs(extent[1][2] - extent[0][1]) < 1e-3,
+          f"export axis up 'Y': bind-pose extents {extent[0]} -> {extent[1]} (Y and Z swap)")
 
     # Errors: a malformed file names itself and leaves the scene as it was.
     bad = os.path.join(models, "bad.iqm")
