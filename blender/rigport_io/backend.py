@@ -47,7 +47,8 @@ def _error_text(err):
 
 
 def _warning_text(w):
-    """rigport's --json warning record as its stderr line: PATH: [offset N: | LINE:COL:] CODE: MESSAGE (xN)."""
+    """rigport's --json warning record as its stderr line: PATH[:LINE:COL | : offset N]: CODE:
+    MESSAGE (xN)."""
     if isinstance(w, str):
         return w
     place = w.get("path", "")

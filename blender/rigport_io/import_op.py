@@ -68,11 +68,12 @@ class IMPORT_SCENE_OT_rigport(bpy.types.Operator, ImportHelper):
 
     def inputs(self):
         names = [f.name for f in self.files if f.name]
+        filepath = bpy.path.abspath(self.filepath)  # a '//' path is relative to the .blend
         if len(names) <= 1:
-            return [self.filepath]
-        first = os.path.basename(self.filepath)
+            return [filepath]
+        first = os.path.basename(filepath)
         names.sort(key=lambda n: (os.path.splitext(n)[1].lower() in _ANIMATION_ONLY, n != first))
-        return [os.path.join(self.directory, n) for n in names]
+        return [os.path.join(bpy.path.abspath(self.directory), n) for n in names]
 
     def models(self, pref):
         """The rigport inputs of each model to import (a .jpk without member: each .joe member)."""

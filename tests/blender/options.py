@@ -62,7 +62,8 @@ def options(models, corpus, golden):
     bpy.ops.import_scene.rigport(filepath=src, axis_forward='-Z', axis_up='Y')
     lo3, hi3 = bounds(meshes())
     check(abs((hi3[1] - lo3[1]) - (hi[2] - lo[2])) < 1e-4 and hi3[2] - lo3[2] < hi[2] - lo[2],
-          f"axis up 'Y': the file's Y becomes Blender's Z, so the sample's height lies along Y ({hi3[1] - lo3[1]:.4f})")
+          f"axis up 'Y': the file's Y becomes Blender's Z, so the sample's height lies along Y "
+          f"({hi3[1] - lo3[1]:.4f})")
 
     # Export axes: forward -Z, up Y writes Blender's Z (the sample's height) along the file's Y.
     reset_scene()
