@@ -95,3 +95,22 @@ def action_length(action):
     """Frames from the first to the last key of ACTION (frame_range pads a one-key action)."""
     keys = [k.co[0] for fc in action.fcurves for k in fc.keyframe_points]
     return max(keys) - min(keys) if keys else 0.0
+
+
+def bind_pose(path, *extra):
+    """{joint name: (translation, rotation x y z w)} of a model's skeleton as stored: rigport
+    writes it as IQE, whose `joint` and `pq` lines (in the same order) we read here."""
+    iqe = os.path.join(os.path.dirname(path), os.path.basename(path) + ".joints.iqe")
+    subprocess.run([RIGPORT, "convert", path, *extra, "-o", iqe, "-q"], check=True)
+    names, poses = [], []
+    with open(iqe) as f:
+        for line in f:
+            if line.startswith("mesh "):
+                break
+            if line.startswith("joint "):
+                names.append(line.split('"')[1])
+            elif line.startswith("pq "):
+                v = [float(x) for x in line.split()[1:8]]
+                poses.append((v[0:3], v[3:7]))
+    os.remove(iqe)
+    return dict(zip(names, poses))
