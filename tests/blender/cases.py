@@ -1,0 +1,116 @@
+# The cases of the Blender add-on test, one ctest entry each: the built-in sample and its
+# conversions (always), and a corpus model per format (when the corpus is there).
+import os
+import shutil
+
+import bpy
+
+import render
+from options import options
+import skinning
+from roundtrip import TARGETS, export_selected, import_model, roundtrip
+from support import check, meshes, reset_scene, rigport_plain
+
+
+def sample(models, corpus, golden):
+    """sample.iqm: import, every export and re-import, skinned positions after Blender -> IQM ->
+    Blender, and the picture."""
+    src = os.path.join(models, "sample.iqm")
+    rigport_plain("sample", "-o", src)
+    roundtrip([src], models, "sample")
+    import_model([src], models, "sample")
+    before = skinning.pose("wave")
+    out = os.path.join(models, "sample.rt.iqm")
+    check(export_selected(out) == {'FINISHED'}, "sample: export for the skinning check")
+    import_model([out], models, "sample.rt")
+    skinning.compare(before, skinning.pose("wave"), "sample -> IQM -> Blender")
+    import_model([src], models, "sample")
+    skinning.pose("wave")  # the picture shows the middle of 'wave'
+    picture(models, golden)
+
+
+def picture(models, golden):
+    png = os.path.join(models, "blender_import.png")
+    engine = render.render(png)
+    check(os.path.getsize(png) > 1000, f"picture {png} rendered with {engine}")
+    if golden:
+        os.makedirs(os.path.dirname(golden), exist_ok=True)
+        shutil.copyfile(png, golden)
+        print(f"wrote {golden}")
+
+
+def sample_formats(models, corpus, golden):
+    """The sample converted by rigport into every format, each imported through the add-on."""
+    src = os.path.join(models, "sample.iqm")
+    rigport_plain("sample", "-o", src)
+    for ext in (".iqe", ".cfg", ".joe", ".md5mesh", ".smd", ".obj", ".glb"):
+        out = os.path.join(models, ext[1:], "sample" + ext)
+        os.makedirs(os.path.dirname(out))
+        rigport_plain("convert", src, "-o", out, "-q")
+        from roundtrip import exported_inputs
+        import_model(exported_inputs(out), models, "sample" + ext)
+    # A JPK member, and a pack imported whole (every .joe member).
+    pack_dir = os.path.join(models, "pack")
+    os.makedirs(pack_dir)
+    for name in ("a.joe", "b.joe"):
+        shutil.copyfile(os.path.join(models, "joe", "sample.joe"), os.path.join(pack_dir, name))
+    pack = os.path.join(models, "sample.jpk")
+    rigport_plain("pack", "create", pack_dir, "-o", pack)
+    import_model([pack], models, "sample.jpk member", member="b.joe")
+    reset_scene()
+    check(bpy.ops.import_scene.rigport(filepath=pack) == {'FINISHED'}, "sample.jpk: import all members")
+    check(len(meshes()) == 2, f"sample.jpk: {len(meshes())} mesh objects for 2 .joe members")
+
+
+def corpus_path(corpus, *parts):
+    return os.path.join(corpus, *parts)
+
+
+def corpus_iqm(models, corpus, golden):
+    roundtrip([corpus_path(corpus, "iqm", "mrfixit.iqm")], models, "mrfixit")
+
+
+def corpus_iqe(models, corpus, golden):
+    roundtrip([corpus_path(corpus, "iqe", "unvanquished_mgturret.iqe")], models, "mgturret",
+              targets=TARGETS[:2])
+
+
+def corpus_cal3d(models, corpus, golden):
+    # cally.cfg names meshes the corpus does not hold: --allow-missing makes them warnings.
+    roundtrip([corpus_path(corpus, "cal3d", "upstream_binary", "cally", "cally.cfg")], models,
+              "cally", allow_missing=True)
+    folder = corpus_path(corpus, "cal3d", "converted", "mp3butcher_v1301_binary")
+    # A skeleton, mesh, material and animation picked together (the animation first on purpose).
+    import_model([os.path.join(folder, n) for n in
+                  ("cally_walk.caf", "cally.csf", "cally_head.cmf", "cally_skin.crf")],
+                 models, "cally binary set")
+
+
+def corpus_joe(models, corpus, golden):
+    roundtrip([corpus_path(corpus, "joe", "vdrift-data-short__carparts_wheel_5_spoke_m.joe")],
+              models, "wheel")
+    pack = corpus_path(corpus, "joe", "vdrift-data-short__tracks_garage_objects.jpk")
+    import_model([pack], models, "garage member", member="Cube.joe")
+    reset_scene()
+    check(bpy.ops.import_scene.rigport(filepath=pack) == {'FINISHED'}, "garage.jpk: import all members")
+    check(len(meshes()) == 37, f"garage.jpk: {len(meshes())} mesh objects for its 37 .joe members")
+
+
+def corpus_md5(models, corpus, golden):
+    folder = corpus_path(corpus, "md5")
+    roundtrip([os.path.join(folder, "UnvanquishedAssets_res-weapons_src.dpkdir__rifle_view.md5mesh"),
+               os.path.join(folder, "UnvanquishedAssets_res-weapons_src.dpkdir__rifle_view_fire.md5anim")],
+              models, "rifle", targets=[t for t in TARGETS if t[0] in ("iqm", "md5", "smd")])
+
+
+def corpus_smd(models, corpus, golden):
+    roundtrip([corpus_path(corpus, "smd", "Artfunkel_BlenderSourceTools__Cube_Armature_Cube.smd")],
+              models, "cube_smd")
+
+
+def corpus_obj(models, corpus, golden):
+    roundtrip([corpus_path(corpus, "obj", "ufbx_ufbx__maya_cube.obj")], models, "cube_obj")
+
+
+CASES = {f.__name__: f for f in (sample, sample_formats, options, corpus_iqm, corpus_iqe, corpus_cal3d,
+                                 corpus_joe, corpus_md5, corpus_smd, corpus_obj)}
