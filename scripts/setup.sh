@@ -14,7 +14,7 @@ packages=(
   libglm-dev libmeshoptimizer-dev libsimdjson-dev libstb-dev libpugixml-dev libfast-float-dev zlib1g-dev
   clang-14 libclang-rt-14-dev
   assimp-utils libassimp-dev libcal3d12-dev
-  python3 time
+  python3 time zip
   python3-dev python3-pybind11 pybind11-dev python3-numpy python3-pytest
   blender
   chromium

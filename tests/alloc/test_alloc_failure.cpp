@@ -176,8 +176,18 @@ protected:
     static void SetUpTestSuite() { signal(SIGABRT, on_abort); }
 };
 
+fs::path scratch_root() { return fs::temp_directory_path() / ("rigport-alloc-" + std::to_string(getpid())); }
+
+// This process's scratch folder goes when the process ends (ctest runs every test in its own).
+struct ScratchCleanup {
+    ~ScratchCleanup() {
+        std::error_code ec;
+        fs::remove_all(scratch_root(), ec);
+    }
+} scratch_cleanup;
+
 fs::path scratch(const std::string& name) {
-    const fs::path p = fs::temp_directory_path() / ("rigport-alloc-" + std::to_string(getpid())) / name;
+    const fs::path p = scratch_root() / name;
     fs::remove_all(p);
     fs::create_directories(p);
     return p;
