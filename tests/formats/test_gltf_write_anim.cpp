@@ -96,6 +96,32 @@ TEST(GltfAnim, LoopKeyAppendsKeyZero) {
     EXPECT_EQ(h.accessor_json((*find_channel(h.json["animations"][0], 0, "rotation"))["input"])["count"], 4);
 }
 
+// A frame-based clip whose channels all hold still (one key each, as frame-based readers store
+// them) keeps its length: each channel gets a hold key at the last frame (IQE idle poses,
+// found by the Blender add-on's tests: the action had one frame).
+TEST(GltfAnim, StillFrameBasedClipKeepsItsFrames) {
+    Scene s = flipping();
+    Animation& a = s.animations[0];
+    a.loop = false;
+    a.frame_count = 11;  // 1 s at 10 fps
+    for (auto& t : a.tracks) {
+        t.times.resize(1);
+        t.values.resize(t.components());
+    }
+    ParsedGltf g = write_glb(s, {});
+    const nlohmann::json* rot = find_channel(g.json["animations"][0], 0, "rotation");
+    ASSERT_NE(rot, nullptr);
+    const std::vector<double> t = g.accessor((*rot)["input"]), q = g.accessor((*rot)["output"]);
+    ASSERT_EQ(t.size(), 2u);
+    EXPECT_EQ(float(t[1]), 1.0f);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(q[4 + i], q[i]);
+    // Moving clips are written as they are.
+    Scene moving = flipping();
+    moving.animations[0].loop = false;
+    ParsedGltf h = write_glb(moving, {});
+    EXPECT_EQ(h.accessor_json((*find_channel(h.json["animations"][0], 0, "rotation"))["input"])["count"], 4);
+}
+
 TEST(GltfAnim, RepeatedTimesAndNegativeTimes) {
     Scene s = flipping();
     s.animations[0].tracks.resize(1);

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string_view>
 #include <utility>
 
 #include "formats/gltf/gltf_layout.hpp"
 #include "formats/gltf/gltf_write_parts.hpp"
+#include "rigport/anim.hpp"
 
 namespace rigport::gltf {
 
@@ -128,7 +130,24 @@ bool all_ones(const std::vector<float>& v) {
 
 Expected<Ok> write_animations(WriteContext& ctx) {
     const Scene& scene = ctx.scene;
-    for (const Animation& anim : scene.animations) {
+    for (const Animation& source : scene.animations) {
+        // glTF's clip ends at its last key. A frame-based clip whose channels all hold still (one
+        // key each, as the IQM, IQE and MD5 readers store them) would shrink to no length: its
+        // tracks get a hold key at the last frame instead, so the clip keeps its frames.
+        std::optional<Animation> held;
+        if (source.frame_count > 1) {
+            const float end = float(source.frame_count - 1) / sampling_rate(source);
+            if (std::isfinite(end) && source.duration() < end) {
+                held = source;
+                for (JointTrack& t : held->tracks)
+                    if (!t.times.empty() && t.times.back() < end) {
+                        t.times.push_back(end);
+                        const size_t c = t.components();
+                        t.values.insert(t.values.end(), t.values.end() - ptrdiff_t(c), t.values.end());
+                    }
+            }
+        }
+        const Animation& anim = held ? *held : source;
         AnimationWriter writer(ctx, anim);
         for (const JointTrack& t : anim.tracks) {
             // Constantly 1 where the node rests at scale 1 too: the channel changes nothing.
