@@ -17,7 +17,8 @@ namespace rigport::test {
 // Expected (docs/fbx.md §2; worked out by hand): mesh 'Quad' at (5,0,1) (6,0,1) (6,1,1) (5,1,1),
 // normals +Z, UVs V-flipped, two triangles (0 1 2) (0 2 3); joints Root (0,1,0) and Tip (0,1,0)
 // turned 90 degrees about Z under it; vertices 0, 1 on Root, 2, 3 on Tip; material 'Skin' red with
-// tex/skin.png; Y up, 1 cm units.
+// tex/skin.png; Y up, 1 cm units; an animation "Bend" (24 fps) turning Tip's Lcl Rotation Z from
+// 0 to 90 degrees over 1 s (keys from 1 s to 2 s of the file's time: the stack starts at 1 s).
 inline std::string fbx_skinned_quad_ascii() {
     return R"(; FBX 7.4.0 project file
 ; written by hand for rigport's tests
@@ -32,6 +33,7 @@ GlobalSettings:  {
 		P: "UpAxis", "int", "Integer", "",1
 		P: "UpAxisSign", "int", "Integer", "",1
 		P: "UnitScaleFactor", "double", "Number", "",1
+		P: "TimeMode", "enum", "", "",11
 	}
 }
 Definitions:  {
@@ -137,6 +139,37 @@ Objects:  {
 			a: 0,1,0,0,-1,0,0,0,0,0,1,0,0,2,0,1
 		}
 	}
+	AnimationStack: 1000, "AnimStack::Bend", "" {
+		Properties70:  {
+			P: "LocalStart", "KTime", "Time", "",46186158000
+			P: "LocalStop", "KTime", "Time", "",92372316000
+		}
+	}
+	AnimationLayer: 1100, "AnimLayer::BaseLayer", "" {
+	}
+	AnimationCurveNode: 1200, "AnimCurveNode::R", "" {
+		Properties70:  {
+			P: "d|X", "Number", "", "A",0
+			P: "d|Y", "Number", "", "A",0
+			P: "d|Z", "Number", "", "A",0
+		}
+	}
+	AnimationCurve: 1300, "AnimCurve::", "" {
+		Default: 0
+		KeyVer: 4009
+		KeyTime: *2 {
+			a: 46186158000,92372316000
+		}
+		KeyValueFloat: *2 {
+			a: 0,90
+		}
+		KeyAttrFlags: *1 {
+			a: 4
+		}
+		KeyAttrRefCount: *1 {
+			a: 2
+		}
+	}
 }
 Connections:  {
 	C: "OO",200,0
@@ -150,6 +183,10 @@ Connections:  {
 	C: "OO",900,700
 	C: "OO",300,800
 	C: "OO",400,900
+	C: "OO",1100,1000
+	C: "OO",1200,1100
+	C: "OP",1200,400, "Lcl Rotation"
+	C: "OP",1300,1200, "d|Z"
 }
 )";
 }

@@ -11,6 +11,7 @@
 
 #include "fbx_fixtures.hpp"
 #include "formats/fbx/fbx_document.hpp"
+#include "rigport/anim.hpp"
 #include "rigport/io.hpp"
 #include "test_support.hpp"
 
@@ -68,6 +69,17 @@ void expect_skinned_quad(const Scene& s) {
     ASSERT_EQ(s.materials[0].maps.size(), 1u);
     EXPECT_EQ(s.materials[0].maps[0].uri, "tex/skin.png");
     EXPECT_EQ(s.materials[0].maps[0].type, TextureType::Diffuse);
+    // "Bend": Tip turns from its bind pose (90 degrees) to 180 degrees about Z over 1 s; Root holds.
+    ASSERT_EQ(s.animations.size(), 1u);
+    const Animation& bend = s.animations[0];
+    EXPECT_EQ(bend.name, "Bend");
+    EXPECT_EQ(bend.frame_rate, 24.0f);
+    EXPECT_FLOAT_EQ(bend.duration(), 1.0f);
+    const auto half = sample_pose(s.skeleton, bend, 0.5f), end = sample_pose(s.skeleton, bend, 1.0f);
+    EXPECT_NEAR(std::fabs(end[1].rotate[2]), 1.0, 1e-6);  // 180 degrees about Z
+    EXPECT_NEAR(std::fabs(half[1].rotate[2]), std::sin(135.0 * M_PI / 360.0), 1e-3);  // keys at the ends only: slerp between
+    expect_near3(end[1].translate, {0, 1, 0}, "Tip at the end");
+    expect_near3(end[0].translate, {0, 1, 0}, "Root at the end");
     EXPECT_EQ(s.meta.source_format, "fbx");
     EXPECT_EQ(s.meta.up, UpAxis::Y);
     EXPECT_FLOAT_EQ(s.meta.unit_scale, 0.01f);

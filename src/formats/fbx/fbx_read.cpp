@@ -9,6 +9,7 @@
 
 #include "core/decompose.hpp"
 #include "core/finite.hpp"
+#include "formats/fbx/fbx_anim.hpp"
 #include "formats/fbx/fbx_document.hpp"
 #include "formats/fbx/fbx_layout.hpp"
 #include "formats/fbx/fbx_mesh.hpp"
@@ -49,7 +50,7 @@ public:
         read_settings();
         if (!read_models() || !read_skins() || !build_skeleton()) return error_;
         read_materials();
-        if (!read_meshes()) return error_;
+        if (!read_meshes() || !read_stacks()) return error_;
         note_unread();
         // Finite numbers whose transforms overflow (1e300 scales, degenerate bind matrices) are
         // refused here as an input problem, naming the value.
@@ -291,14 +292,26 @@ private:
         return true;
     }
 
+    bool read_stacks() {
+        ModelGraph graph;
+        graph.objects = &objects_;
+        graph.models = models_;
+        graph.parent = parent_;
+        graph.order = order_;
+        graph.transforms = transforms_;
+        graph.local = local_;
+        graph.joint_of = joint_of_;
+        graph.joint_model = joint_model_;
+        Error error;
+        if (read_animations(doc_, graph, options_, scene_, error)) return true;
+        error_ = error;
+        return false;
+    }
+
     // What this reader does not turn into scene data yet is said, never dropped in silence.
     void note_unread() {
-        size_t stacks = 0, shapes = 0;
-        for (const Object& o : objects_.list) {
-            stacks += o.kind == "AnimationStack";
-            shapes += o.kind == "Deformer" && o.subclass == "BlendShape";
-        }
-        if (stacks) scene_.warnings.add(WarningCode::Ignored, fmt::format("{} animation stacks not read: rigport's FBX reader does not read animation yet", stacks));
+        size_t shapes = 0;
+        for (const Object& o : objects_.list) shapes += o.kind == "Deformer" && o.subclass == "BlendShape";
         if (shapes) scene_.warnings.add(WarningCode::Ignored, fmt::format("{} blend shapes not read: rigport's FBX reader does not read morph targets yet", shapes));
     }
 

@@ -1,0 +1,276 @@
+// FBX 7.x animation stacks (docs/fbx.md §2.6).
+#include "formats/fbx/fbx_anim.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/decompose.hpp"
+
+namespace rigport::fbx {
+
+namespace {
+
+constexpr double ticks_per_second = 46186158000.0;
+constexpr uint32_t none = UINT32_MAX;
+
+// KeyAttrFlags' interpolation bits (FbxAnimCurveDef::EInterpolationType).
+constexpr int64_t interpolation_constant = 0x2, interpolation_cubic = 0x8;
+
+struct Curve {
+    std::vector<int64_t> times;   // ticks, ascending
+    std::vector<double> values;
+    std::vector<int64_t> flags;   // per key
+};
+
+Error error_at(const Node& node, std::string message) {
+    Error e = make_error(ErrorCode::Malformed, std::move(message));
+    if (node.line) e.line = node.line, e.column = 1;
+    else e.offset = node.offset;
+    return e;
+}
+
+bool read_curve(const Object& o, Curve& c, Error& error) {
+    const Node& n = *o.node;
+    const Node* times = n.child("KeyTime");
+    const Node* values = n.child("KeyValueFloat");
+    if (!times || !values) return true;  // a curve without keys: the default holds
+    if (!times->integers_of(c.times) || !values->numbers_of(c.values)) {
+        error = error_at(n, "animation curve: KeyTime must be integers and KeyValueFloat numbers");
+        return false;
+    }
+    if (c.times.size() != c.values.size()) {
+        error = error_at(n, fmt::format("animation curve: {} KeyTime and {} KeyValueFloat", c.times.size(), c.values.size()));
+        return false;
+    }
+    for (size_t k = 1; k < c.times.size(); ++k)
+        if (c.times[k] < c.times[k - 1]) {
+            error = error_at(*times, fmt::format("animation curve: key {} at {} comes before key {} at {}", k, c.times[k], k - 1, c.times[k - 1]));
+            return false;
+        }
+    for (double v : c.values)
+        if (!std::isfinite(v)) {
+            error = error_at(*values, "animation curve: a key value that is not a finite number");
+            return false;
+        }
+    // Flags come run-length coded: flag i applies to KeyAttrRefCount[i] keys in a row.
+    std::vector<int64_t> flags, counts;
+    const Node* f = n.child("KeyAttrFlags");
+    const Node* r = n.child("KeyAttrRefCount");
+    if (f && r && f->integers_of(flags) && r->integers_of(counts) && flags.size() == counts.size())
+        for (size_t i = 0; i < flags.size() && c.flags.size() < c.times.size(); ++i)
+            for (int64_t k = 0; k < counts[i] && c.flags.size() < c.times.size(); ++k) c.flags.push_back(flags[i]);
+    c.flags.resize(c.times.size(), 0x4);  // linear where the file says nothing
+    return true;
+}
+
+// The curve's value at tick t: held before the first and after the last key, a constant key
+// holds to the next, others are read linearly (cubic ones too: said in a warning).
+double evaluate(const Curve& c, int64_t t) {
+    if (t <= c.times.front()) return c.values.front();
+    if (t >= c.times.back()) return c.values.back();
+    const size_t k = size_t(std::upper_bound(c.times.begin(), c.times.end(), t) - c.times.begin()) - 1;
+    if (c.flags[k] & interpolation_constant) return c.values[k];
+    const double span = double(c.times[k + 1] - c.times[k]);
+    const double a = span > 0 ? double(t - c.times[k]) / span : 0;
+    return c.values[k] + (c.values[k + 1] - c.values[k]) * a;
+}
+
+int64_t ticks_of(const Object& o, std::string_view name, int64_t fallback) {
+    size_t first = 0;
+    const Node* p = find_property(o, name, first);
+    if (!p || p->properties.size() <= first || !p->properties[first].is_number()) return fallback;
+    return p->properties[first].integer;
+}
+
+// One model's animated channels in a layer: [translation, rotation, scaling][x, y, z].
+struct Channels {
+    std::array<std::array<const Curve*, 3>, 3> curves{};
+    std::array<std::optional<D3>, 3> defaults;
+};
+
+bool same(const Transform& a, const Transform& b) {
+    for (int k = 0; k < 3; ++k)
+        if (std::fabs(a.translate[k] - b.translate[k]) > 1e-6f || std::fabs(a.scale[k] - b.scale[k]) > 1e-6f) return false;
+    const float dot = a.rotate[0] * b.rotate[0] + a.rotate[1] * b.rotate[1] + a.rotate[2] * b.rotate[2] + a.rotate[3] * b.rotate[3];
+    return std::fabs(dot) > 1 - 1e-7f;
+}
+
+}  // namespace
+
+float frame_rate_of(const Document& doc) {
+    const Node* settings = doc.root.child("GlobalSettings");
+    Object o;
+    o.properties = settings ? settings->child("Properties70") : nullptr;
+    // FbxTime::EMode: 1 120, 2 100, 3 60, 4 50, 5 48, 6 30, 7 30 drop, 8 29.97 drop, 9 29.97,
+    // 10 25, 11 24, 12 1000, 13 23.976, 14 custom, 15 96, 16 72, 17 59.94, 18 119.88.
+    static constexpr float rates[] = {0, 120, 100, 60, 50, 48, 30, 30, 29.97f, 29.97f, 25, 24, 1000, 23.976f, 0, 96, 72, 59.94f, 119.88f};
+    const double mode = property_number(o, "TimeMode", 0);
+    if (mode == 14) {
+        const double custom = property_number(o, "CustomFrameRate", 0);
+        return custom > 0 && custom < 1e6 ? float(custom) : 0.0f;
+    }
+    return mode >= 0 && mode < 19 && mode == std::floor(mode) ? rates[size_t(mode)] : 0.0f;
+}
+
+bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions& options, Scene& scene, Error& error) {
+    const Objects& objects = *g.objects;
+    std::vector<uint32_t> model_of(objects.list.size(), none);
+    for (uint32_t m = 0; m < g.models.size(); ++m) model_of[g.models[m]] = m;
+    const float rate = frame_rate_of(doc);
+    size_t extra_layers = 0, cubic = 0, other_properties = 0, empty_stacks = 0;
+    std::map<uint32_t, Curve> curves;  // by object index, read once
+
+    for (uint32_t s = 0; s < objects.list.size(); ++s) {
+        const Object& stack = objects[s];
+        if (stack.kind != "AnimationStack") continue;
+        const auto layers = objects.children_of(s, "AnimationLayer");
+        if (layers.size() > 1) extra_layers += layers.size() - 1;
+        std::map<uint32_t, Channels> animated;  // by model
+        std::vector<int64_t> times;
+        if (!layers.empty()) {
+            for (uint32_t cn : objects.children_of(layers[0], "AnimationCurveNode")) {
+                // The curve node drives one property of one model.
+                uint32_t model = none;
+                int channel = -1;
+                for (const Link& l : objects.parents[cn]) {
+                    if (objects[l.object].kind != "Model") continue;
+                    channel = l.property == "Lcl Translation" ? 0 : l.property == "Lcl Rotation" ? 1 : l.property == "Lcl Scaling" ? 2 : -1;
+                    model = model_of[l.object];
+                    break;
+                }
+                if (model == none) continue;
+                if (channel < 0) {
+                    ++other_properties;
+                    continue;
+                }
+                Channels& ch = animated[model];
+                const Object& node = objects[cn];
+                D3 d{};
+                bool has_default = true;
+                for (int k = 0; k < 3; ++k) {
+                    size_t first = 0;
+                    const Node* p = find_property(node, std::string("d|") + char('X' + k), first);
+                    if (!p || p->properties.size() <= first || !p->properties[first].is_number()) has_default = false;
+                    else d[size_t(k)] = p->properties[first].number;
+                }
+                if (has_default) ch.defaults[size_t(channel)] = d;
+                for (const Link& l : objects.children[cn]) {
+                    if (objects[l.object].kind != "AnimationCurve" || l.property.size() != 3 || l.property.substr(0, 2) != "d|") continue;
+                    const int k = l.property[2] - 'X';
+                    if (k < 0 || k > 2) continue;
+                    auto it = curves.find(l.object);
+                    if (it == curves.end()) {
+                        Curve c;
+                        if (!read_curve(objects[l.object], c, error)) return false;
+                        for (int64_t f : c.flags) cubic += (f & interpolation_cubic) != 0;
+                        it = curves.emplace(l.object, std::move(c)).first;
+                    }
+                    if (it->second.times.empty()) continue;
+                    ch.curves[size_t(channel)][size_t(k)] = &it->second;
+                    times.insert(times.end(), it->second.times.begin(), it->second.times.end());
+                }
+            }
+        }
+        if (times.empty()) {  // nothing moves in this stack: no animation to give
+            ++empty_stacks;
+            continue;
+        }
+        // The take's span: LocalStart..LocalStop, else the keys'.
+        std::sort(times.begin(), times.end());
+        times.erase(std::unique(times.begin(), times.end()), times.end());
+        const int64_t start = ticks_of(stack, "LocalStart", times.empty() ? 0 : times.front());
+        const int64_t stop = ticks_of(stack, "LocalStop", times.empty() ? 0 : times.back());
+        std::vector<int64_t> samples = {start};
+        for (int64_t t : times)
+            if (t > start && t < stop) samples.push_back(t);
+        if (stop > start) samples.push_back(stop);
+        const size_t joints = scene.skeleton.joints.size();
+        if (uint64_t(samples.size()) * std::max<size_t>(joints, 1) > options.max_elements) {
+            error = make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': {} key times x {} joints is more than {} (LoadOptions::max_elements)",
+                                                                     stack.name, samples.size(), joints, options.max_elements));
+            return false;
+        }
+
+        // Every joint's local pose at every sample, through the transform rule.
+        std::vector<std::vector<Transform>> poses(joints, std::vector<Transform>(samples.size()));
+        std::vector<Mat4> world(g.models.size());
+        for (size_t i = 0; i < samples.size(); ++i) {
+            for (uint32_t m : g.order) {
+                Mat4 local = g.local[m];
+                if (auto a = animated.find(m); a != animated.end()) {
+                    NodeTransform t = g.transforms[m];
+                    D3* targets[3] = {&t.translation, &t.rotation, &t.scaling};
+                    for (int c = 0; c < 3; ++c) {
+                        if (a->second.defaults[size_t(c)]) *targets[c] = *a->second.defaults[size_t(c)];
+                        for (int k = 0; k < 3; ++k)
+                            if (const Curve* curve = a->second.curves[size_t(c)][size_t(k)]) (*targets[c])[size_t(k)] = evaluate(*curve, samples[i]);
+                    }
+                    local = local_matrix(t);
+                }
+                world[m] = g.parent[m] == none ? local : multiply(world[g.parent[m]], local);
+            }
+            for (size_t j = 0; j < joints; ++j) {
+                const uint32_t m = g.joint_model[j];
+                const int32_t parent = scene.skeleton.joints[j].parent;
+                const Mat4 rel = parent >= 0 ? multiply(inverse_affine(world[g.joint_model[size_t(parent)]]), world[m]) : world[m];
+                bool sheared = false;
+                poses[j][i] = decompose(rel, sheared);
+            }
+        }
+
+        Animation anim;
+        anim.name = stack.name;
+        anim.frame_rate = rate;
+        for (size_t j = 0; j < joints; ++j) {
+            const auto& p = poses[j];
+            // A joint that holds one pose all through: one key, or none where that is its bind pose.
+            const bool still = std::all_of(p.begin(), p.end(), [&](const Transform& t) { return same(t, p[0]); });
+            if (still && same(p[0], scene.skeleton.joints[j].bind)) continue;
+            const size_t keys = still ? 1 : p.size();
+            JointTrack tracks[3];
+            for (int c = 0; c < 3; ++c) {
+                tracks[c].joint = uint32_t(j);
+                tracks[c].channel = c == 0 ? Channel::Translation : c == 1 ? Channel::Rotation : Channel::Scale;
+            }
+            for (size_t i = 0; i < keys; ++i) {
+                const float time = float(double(samples[i] - start) / ticks_per_second);
+                Quat q = p[i].rotate;
+                if (i > 0) {  // the shorter arc from the previous key
+                    const float* prev = &tracks[1].values[tracks[1].values.size() - 4];
+                    if (prev[0] * q[0] + prev[1] * q[1] + prev[2] * q[2] + prev[3] * q[3] < 0)
+                        for (float& v : q) v = -v;
+                }
+                for (auto& t : tracks) t.times.push_back(time);
+                tracks[0].values.insert(tracks[0].values.end(), p[i].translate.begin(), p[i].translate.end());
+                tracks[1].values.insert(tracks[1].values.end(), q.begin(), q.end());
+                tracks[2].values.insert(tracks[2].values.end(), p[i].scale.begin(), p[i].scale.end());
+            }
+            for (auto& t : tracks) anim.tracks.push_back(std::move(t));
+        }
+        // Keys that hold every joint at its bind pose still make an animation (a rest pose
+        // clip): the first joint's pose as one key keeps it in formats that need a channel.
+        if (anim.tracks.empty() && joints > 0) {
+            const Transform& b = scene.skeleton.joints[0].bind;
+            anim.tracks.push_back({0, Channel::Translation, Interpolation::Linear, {0.0f}, {b.translate.begin(), b.translate.end()}});
+            anim.tracks.push_back({0, Channel::Rotation, Interpolation::Linear, {0.0f}, {b.rotate.begin(), b.rotate.end()}});
+            anim.tracks.push_back({0, Channel::Scale, Interpolation::Linear, {0.0f}, {b.scale.begin(), b.scale.end()}});
+        }
+        scene.animations.push_back(std::move(anim));
+    }
+    if (empty_stacks)
+        scene.warnings.add(WarningCode::Ignored, fmt::format("{} animation stacks without keys on the models' transforms left out", empty_stacks));
+    if (extra_layers)
+        scene.warnings.add(WarningCode::Ignored, fmt::format("{} animation layers above a stack's base layer not combined yet: each animation is its base layer", extra_layers));
+    if (cubic)
+        scene.warnings.add(WarningCode::Interpreted, fmt::format("{} cubic animation keys read as linear between keys (exact at the keys)", cubic));
+    if (other_properties)
+        scene.warnings.add(WarningCode::Ignored, fmt::format("{} animated properties other than Lcl Translation / Rotation / Scaling not read", other_properties));
+    return true;
+}
+
+}  // namespace rigport::fbx
