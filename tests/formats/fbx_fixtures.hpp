@@ -18,7 +18,7 @@ namespace rigport::test {
 // normals +Z, UVs V-flipped, two triangles (0 1 2) (0 2 3); joints Root (0,1,0) and Tip (0,1,0)
 // turned 90 degrees about Z under it; vertices 0, 1 on Root, 2, 3 on Tip; material 'Skin' red with
 // tex/skin.png; Y up, 1 cm units; an animation "Bend" (24 fps) turning Tip's Lcl Rotation Z from
-// 0 to 90 degrees over 1 s (keys from 1 s to 2 s of the file's time: the stack starts at 1 s).
+// 0 to 90 degrees from 1 s to 2 s of the file's time (the stack starts at 1 s).
 inline std::string fbx_skinned_quad_ascii() {
     return R"(; FBX 7.4.0 project file
 ; written by hand for rigport's tests

@@ -41,6 +41,13 @@ const Node* find_in(const Node* properties, std::string_view name, size_t& first
 
 }  // namespace
 
+const Node* settings_properties(const Document& doc) {
+    if (const Node* s = doc.root.child("GlobalSettings")) return s->child("Properties70");
+    if (const Node* objects = doc.root.child("Objects"))
+        if (const Node* s = objects->child("GlobalSettings")) return s->child("Properties60");
+    return nullptr;
+}
+
 std::string object_name(std::string_view stored) {
     if (size_t sep = stored.find(std::string_view("\0\1", 2)); sep != std::string_view::npos) return std::string(stored.substr(0, sep));
     if (size_t sep = stored.find("::"); sep != std::string_view::npos) return std::string(stored.substr(sep + 2));
@@ -53,6 +60,7 @@ bool Objects::build(const Document& doc, Error& error) {
         error = make_error(ErrorCode::Malformed, "no Objects section");
         return false;
     }
+    if (doc.version < 7000) return build_v6(*objects, doc.root.child("Connections"), error);
     const auto defaults = templates(doc);
     for (const Node& n : objects->children) {
         if (n.properties.empty() || !n.properties[0].is_number() || n.properties[0].type == 'D' || n.properties[0].type == 'F') {
@@ -87,11 +95,66 @@ bool Objects::build(const Document& doc, Error& error) {
         const auto parent = by_id_.find(c.properties[2].integer);
         // Links to the scene root (id 0) or to objects rigport does not index are left out.
         if (child == by_id_.end() || parent == by_id_.end()) continue;
-        const std::string_view property = c.properties.size() > 3 ? c.properties[3].text : std::string_view();
-        parents[child->second].push_back({parent->second, property});
-        children[parent->second].push_back({child->second, property});
+        link(child->second, parent->second, c.properties.size() > 3 ? c.properties[3].text : std::string_view());
     }
     return true;
+}
+
+void Objects::link(uint32_t child, uint32_t parent, std::string_view property) {
+    parents[child].push_back({parent, property});
+    children[parent].push_back({child, property});
+}
+
+// 6.x: objects are named "Class::Name" and linked by those names (`Connect: "OO", child,
+// parent`); a Mesh model holds its geometry itself, which becomes a Geometry object under it so
+// the rest of the reader sees 7.x's shape (a Skin deformer linked to the model moves to it).
+bool Objects::build_v6(const Node& objects, const Node* connections, Error& error) {
+    std::vector<int> geometry_of;  // per object: its inline Geometry object, or -1
+    for (const Node& n : objects.children) {
+        if (n.properties.empty() || n.properties[0].type != 'S') continue;  // GlobalSettings and other unnamed parts
+        Object o;
+        o.id = int64_t(list.size());
+        o.kind = n.name;
+        o.name = object_name(n.properties[0].text);
+        if (n.properties.size() > 1) o.subclass = n.properties[1].text;
+        o.node = &n;
+        o.properties = n.child("Properties60");
+        if (!by_name_.emplace(n.properties[0].text, uint32_t(list.size())).second) {
+            error = error_at(n, fmt::format("object '{}' named twice", n.properties[0].text));
+            return false;
+        }
+        const bool inline_geometry = n.name == "Model" && n.child("Vertices");
+        Object g;
+        if (inline_geometry) g = Object{o.id + 1, "Geometry", o.name, "Mesh", &n, nullptr, nullptr};
+        list.push_back(std::move(o));
+        geometry_of.push_back(inline_geometry ? int(list.size()) : -1);
+        if (inline_geometry) {
+            list.push_back(std::move(g));
+            geometry_of.push_back(-1);
+        }
+    }
+    parents.assign(list.size(), {});
+    children.assign(list.size(), {});
+    for (uint32_t i = 0; i < list.size(); ++i)
+        if (geometry_of[i] >= 0) link(uint32_t(geometry_of[i]), i, {});
+    if (!connections) return true;
+    for (const Node& c : connections->children) {
+        if (c.name != "Connect") continue;
+        if (c.properties.size() < 3 || c.properties[1].type != 'S' || c.properties[2].type != 'S') {
+            error = error_at(c, "a connection without its kind, child name and parent name");
+            return false;
+        }
+        const uint32_t child = find(c.properties[1].text), parent = find(c.properties[2].text);
+        if (child == UINT32_MAX || parent == UINT32_MAX) continue;
+        const bool to_geometry = list[child].kind == "Deformer" && geometry_of[parent] >= 0;
+        link(child, to_geometry ? uint32_t(geometry_of[parent]) : parent, c.properties.size() > 3 ? c.properties[3].text : std::string_view());
+    }
+    return true;
+}
+
+uint32_t Objects::find(std::string_view stored_name) const {
+    auto it = by_name_.find(stored_name);
+    return it == by_name_.end() ? UINT32_MAX : it->second;
 }
 
 std::vector<uint32_t> Objects::children_of(uint32_t i, std::string_view kind) const {

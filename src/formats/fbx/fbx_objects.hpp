@@ -1,5 +1,6 @@
-// FBX 7.x objects and their links (docs/fbx.md §2.1): `Objects` children by id, `Connections`
-// both ways, and `Properties70` values with the `Definitions` templates as defaults.
+// FBX objects and their links (docs/fbx.md §2.1): `Objects` children by id (7.x) or by name (6.x,
+// whose meshes hold their geometry inline: a Geometry object is made for it), `Connections` both
+// ways, and `Properties70` (6.x `Properties60`) values with the `Definitions` templates as defaults.
 #pragma once
 
 #include <array>
@@ -30,9 +31,11 @@ struct Link {
 
 class Objects {
 public:
-    // Indexes `doc`; false with `error` set when an id repeats or a link names a missing object
-    // (links to 0, the scene root, are kept as roots).
+    // Indexes `doc`; false with `error` set when an id (6.x: a name) repeats. Links to the scene
+    // root (id 0, "Model::Scene") or to objects not indexed are left out.
     bool build(const Document& doc, Error& error);
+    // The object a 6.x file names so ("Model::Bottom"), or UINT32_MAX.
+    uint32_t find(std::string_view stored_name) const;
 
     std::vector<Object> list;
     // Per object: what it is linked to (its parents) and what is linked to it (its children).
@@ -44,7 +47,11 @@ public:
     std::vector<uint32_t> parents_of(uint32_t i, std::string_view kind) const;
 
 private:
+    bool build_v6(const Node& objects, const Node* connections, Error& error);
+    void link(uint32_t child, uint32_t parent, std::string_view property);
+
     std::unordered_map<int64_t, uint32_t> by_id_;
+    std::unordered_map<std::string_view, uint32_t> by_name_;
 };
 
 // One property of an object: its P node's values after name, type, label and flags, or the
@@ -53,6 +60,10 @@ const Node* find_property(const Object& object, std::string_view name, size_t& f
 double property_number(const Object& object, std::string_view name, double fallback);
 std::array<double, 3> property_vec3(const Object& object, std::string_view name, std::array<double, 3> fallback);
 std::string_view property_text(const Object& object, std::string_view name);
+
+// GlobalSettings' property list: top-level Properties70 in 7.x, inside Objects as Properties60
+// in 6.x; null when absent.
+const Node* settings_properties(const Document& doc);
 
 // "Model::pCube1" (ASCII) or "pCube1\0\1Model" (binary) -> "pCube1".
 std::string object_name(std::string_view stored);

@@ -38,10 +38,10 @@ public:
     SceneReader(const Document& doc, const LoadOptions& options) : doc_(doc), options_(options) {}
 
     Expected<Scene> run() {
-        if (doc_.version < 7000)
+        if (doc_.version < 6000)
             return make_error(ErrorCode::Unsupported,
-                              doc_.version ? fmt::format("FBX {}: files before 7.0 (6.x Properties60 and Takes, 5.x Link) are not read yet; rigport reads FBX 7.0 to 7.7", doc_.version)
-                                           : "no FBXHeaderExtension/FBXVersion: not an FBX 7.x file");
+                              doc_.version ? fmt::format("FBX {}: files before 6.0 (5.x Link children) are not read; rigport reads FBX 6.0 to 7.7", doc_.version)
+                                           : "no FBXHeaderExtension/FBXVersion: not an FBX 6.x or 7.x file");
         Error error;
         if (!objects_.build(doc_, error)) return error;
         scene_.meta.source_format = "fbx";
@@ -71,9 +71,8 @@ private:
     void read_settings() {
         scene_.meta.handedness = Handedness::Right;
         scene_.meta.front_face = Winding::CounterClockwise;
-        const Node* settings = doc_.root.child("GlobalSettings");
         Object o;
-        o.properties = settings ? settings->child("Properties70") : nullptr;
+        o.properties = settings_properties(doc_);
         const double up = property_number(o, "UpAxis", 1);
         scene_.meta.up = up == 0 ? UpAxis::X : up == 2 ? UpAxis::Z : UpAxis::Y;
         const double unit = property_number(o, "UnitScaleFactor", 1);
