@@ -21,6 +21,20 @@ std::string warning_text(const Warning& warning);
 // error does not have are left out.
 std::string error_json(const Error& error);
 
+// A row of info's "vertex_arrays": what the source stored per attribute (meta.attribute_formats,
+// else rows derived from the streams the meshes hold), then the custom arrays by name.
+struct VertexArrayRow {
+    std::string type;  // "position", "texcoord1", "custom"
+    std::string name;  // custom arrays only
+    std::string format;
+    uint32_t size = 0;
+};
+std::vector<VertexArrayRow> vertex_array_rows(const Scene& scene);
+// Frames of an animation as info counts them: the source's frame count, else distinct key times.
+uint64_t info_frame_count(const Animation& animation);
+// The name of a mesh's material, "" when it has none.
+std::string mesh_material_name(const Scene& scene, const Mesh& mesh);
+
 // One file as loaded (a .cfg with its members too); several (a Cal3D character, a mesh and its
 // animation files): the one scene `rigport convert` builds from them, before a writer's needs
 // (every influence, keys as they are).

@@ -4,9 +4,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "rigport/compile.hpp"
@@ -20,13 +17,6 @@ using Json = nlohmann::ordered_json;
 
 std::string dump(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace); }
 
-struct ArrayRow {
-    std::string type;  // "position", "texcoord1", "custom"
-    std::string name;  // custom arrays only
-    std::string format;
-    uint32_t size = 0;
-};
-
 std::string attribute_label(Attribute attribute, uint32_t set) {
     std::string label = to_string(attribute);
     if (set > 0) label += std::to_string(set);
@@ -35,8 +25,8 @@ std::string attribute_label(Attribute attribute, uint32_t set) {
 
 // What the source stored (meta.attribute_formats) plus the custom arrays by name. A reader that
 // recorded no formats gets rows derived from the streams the meshes hold.
-std::vector<ArrayRow> vertex_arrays(const Scene& scene) {
-    std::vector<ArrayRow> rows;
+std::vector<VertexArrayRow> vertex_rows(const Scene& scene) {
+    std::vector<VertexArrayRow> rows;
     for (auto& af : scene.meta.attribute_formats)
         rows.push_back({attribute_label(af.attribute, af.set), "", to_string(af.type), af.size});
     if (rows.empty() && !scene.meshes.empty()) {
@@ -65,7 +55,7 @@ std::vector<ArrayRow> vertex_arrays(const Scene& scene) {
 }
 
 // Frames of an animation: the source's frame count, else the number of distinct key times.
-uint64_t frame_count(const Animation& a) {
+uint64_t frames_of(const Animation& a) {
     if (a.frame_count > 0) return a.frame_count;
     std::set<float> times;
     for (auto& t : a.tracks) times.insert(t.times.begin(), t.times.end());
@@ -73,7 +63,7 @@ uint64_t frame_count(const Animation& a) {
     return times.size();
 }
 
-std::string material_name(const Scene& scene, const Mesh& mesh) {
+std::string material_of(const Scene& scene, const Mesh& mesh) {
     return mesh.material >= 0 && size_t(mesh.material) < scene.materials.size() ? scene.materials[size_t(mesh.material)].name : "";
 }
 
@@ -89,12 +79,12 @@ Json scene_json(const std::string& path, const Scene& scene) {
     j["animation_only"] = scene.skeleton.animation_only;
     j["meshes"] = Json::array();
     for (auto& m : scene.meshes)
-        j["meshes"].push_back({{"name", m.name}, {"material", material_name(scene, m)}, {"vertices", m.vertex_count()},
+        j["meshes"].push_back({{"name", m.name}, {"material", material_of(scene, m)}, {"vertices", m.vertex_count()},
                                {"triangles", m.triangles.size()}});
     j["materials"] = Json::array();
     for (auto& m : scene.materials) j["materials"].push_back(m.name);
     j["vertex_arrays"] = Json::array();
-    for (auto& row : vertex_arrays(scene)) {
+    for (auto& row : vertex_rows(scene)) {
         Json a{{"type", row.type}, {"format", row.format}, {"size", row.size}};
         if (!row.name.empty()) a["name"] = row.name;
         j["vertex_arrays"].push_back(std::move(a));
@@ -103,7 +93,7 @@ Json scene_json(const std::string& path, const Scene& scene) {
     for (auto& jt : scene.skeleton.joints) j["skeleton"].push_back({{"name", jt.name}, {"parent", jt.parent}});
     j["animations"] = Json::array();
     for (auto& a : scene.animations)
-        j["animations"].push_back({{"name", a.name}, {"frames", frame_count(a)}, {"fps", a.frame_rate}, {"loop", a.loop}});
+        j["animations"].push_back({{"name", a.name}, {"frames", frames_of(a)}, {"fps", a.frame_rate}, {"loop", a.loop}});
     if (scene.meta.stored_bounds.empty()) {
         j["bounds"] = nullptr;
     } else {
@@ -120,6 +110,10 @@ Json scene_json(const std::string& path, const Scene& scene) {
 }
 
 }  // namespace
+
+std::vector<VertexArrayRow> vertex_array_rows(const Scene& scene) { return vertex_rows(scene); }
+uint64_t info_frame_count(const Animation& animation) { return frames_of(animation); }
+std::string mesh_material_name(const Scene& scene, const Mesh& mesh) { return material_of(scene, mesh); }
 
 std::string warning_text(const Warning& warning) {
     // "path: offset N: code: message": where first, as errors are printed.
@@ -179,21 +173,6 @@ std::string info_json(const ModelInfo& info) {
         j[fmt::format("{}_{}s", info.format->name, part.part)].push_back(std::move(counts));
     }
     return dump(j);
-}
-
-std::optional<Expected<JpkPack>> read_pack_listing(const std::string& path) {
-    // The signature first: a model is not read twice to find it is not a pack. Only a regular
-    // file is opened (a named pipe would block).
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-    char head[sizeof(jpk_signature)] = {};
-    std::ifstream(path, std::ios::binary).read(head, sizeof(head));
-    if (std::memcmp(head, jpk_signature, sizeof(head)) != 0) return std::nullopt;
-    auto bytes = read_file(path);
-    if (!bytes || !detect_jpk(*bytes)) return std::nullopt;
-    auto pack = parse_jpk(*bytes);
-    if (!pack) pack.error().path = path;
-    return pack;
 }
 
 std::string pack_info_json(const std::string& path, const JpkPack& pack) {

@@ -3,12 +3,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <set>
 
 #include "cli.hpp"
 #include "rigport/jpk.hpp"
@@ -18,63 +14,6 @@ namespace rigport::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-struct ArrayRow {
-    std::string type;  // "position", "texcoord1", "custom"
-    std::string name;  // custom arrays only
-    std::string format;
-    uint32_t size = 0;
-};
-
-std::string attribute_label(Attribute attribute, uint32_t set) {
-    std::string label = to_string(attribute);
-    if (set > 0) label += std::to_string(set);
-    return label;
-}
-
-// What the source stored (meta.attribute_formats) plus the custom arrays by name. A reader that
-// recorded no formats gets rows derived from the streams the meshes hold.
-std::vector<ArrayRow> vertex_arrays(const Scene& scene) {
-    std::vector<ArrayRow> rows;
-    for (auto& af : scene.meta.attribute_formats)
-        rows.push_back({attribute_label(af.attribute, af.set), "", to_string(af.type), af.size});
-    if (rows.empty() && !scene.meshes.empty()) {
-        const Mesh& m = scene.meshes.front();
-        auto f32 = to_string(ComponentType::Float32);
-        rows.push_back({"position", "", f32, 3});
-        for (size_t s = 0; s < m.texcoords.size(); ++s) rows.push_back({attribute_label(Attribute::Texcoord, uint32_t(s)), "", f32, 2});
-        if (!m.normals.empty()) rows.push_back({"normal", "", f32, 3});
-        if (!m.tangents.empty()) rows.push_back({"tangent", "", f32, 4});
-        if (!m.skin.empty()) {
-            // Influences per vertex vary; the row shows the most any vertex of any mesh has.
-            uint32_t widest = 0;
-            for (auto& mesh : scene.meshes)
-                for (size_t v = 0; v + 1 < mesh.skin.offsets.size(); ++v)
-                    widest = std::max(widest, mesh.skin.offsets[v + 1] - mesh.skin.offsets[v]);
-            rows.push_back({"blendindexes", "", to_string(ComponentType::UInt32), widest});
-            rows.push_back({"blendweights", "", f32, widest});
-        }
-        for (size_t s = 0; s < m.colors.size(); ++s) rows.push_back({attribute_label(Attribute::Color, uint32_t(s)), "", f32, 4});
-    }
-    std::set<std::string> seen;
-    for (auto& mesh : scene.meshes)
-        for (auto& c : mesh.custom)
-            if (seen.insert(c.name).second) rows.push_back({"custom", c.name, to_string(c.type), c.size});
-    return rows;
-}
-
-// Frames of an animation: the source's frame count, else the number of distinct key times.
-uint64_t frame_count(const Animation& a) {
-    if (a.frame_count > 0) return a.frame_count;
-    std::set<float> times;
-    for (auto& t : a.tracks) times.insert(t.times.begin(), t.times.end());
-    for (auto& t : a.morph_tracks) times.insert(t.times.begin(), t.times.end());
-    return times.size();
-}
-
-std::string material_name(const Scene& scene, const Mesh& mesh) {
-    return mesh.material >= 0 && size_t(mesh.material) < scene.materials.size() ? scene.materials[size_t(mesh.material)].name : "";
-}
 
 std::string joint_label(const Scene& scene, size_t j) {
     const std::string& name = scene.skeleton.joints[j].name;
@@ -113,8 +52,8 @@ void print_text(const std::string& path, const Scene& scene) {
     fmt::print("meshes: {} ({} vertices, {} triangles)\n", scene.meshes.size(), scene.vertex_count(), scene.triangle_count());
     for (auto& m : scene.meshes)
         fmt::print("  {:<24} material {:<24} {:>7} vertices {:>7} triangles\n", fmt::format("'{}'", printable(m.name, 60)),
-                   fmt::format("'{}'", printable(material_name(scene, m), 60)), m.vertex_count(), m.triangles.size());
-    auto rows = vertex_arrays(scene);
+                   fmt::format("'{}'", printable(mesh_material_name(scene, m), 60)), m.vertex_count(), m.triangles.size());
+    auto rows = vertex_array_rows(scene);
     fmt::print("vertex arrays: {}\n", rows.size());
     for (auto& row : rows)
         fmt::print("  {:<14} {:<7} x{}\n", row.name.empty() ? row.type : fmt::format("custom '{}'", printable(row.name, 60)),
@@ -127,7 +66,7 @@ void print_text(const std::string& path, const Scene& scene) {
     print_joint_tree(scene);
     fmt::print("animations: {}\n", scene.animations.size());
     for (auto& a : scene.animations)
-        fmt::print("  {:<24} {:>5} frames {:>7.4g} fps{}\n", fmt::format("'{}'", printable(a.name, 60)), frame_count(a), a.frame_rate,
+        fmt::print("  {:<24} {:>5} frames {:>7.4g} fps{}\n", fmt::format("'{}'", printable(a.name, 60)), info_frame_count(a), a.frame_rate,
                    a.loop ? "  loop" : "");
     if (meta.stored_bounds.empty()) {
         fmt::print("bounds: none stored\n");
