@@ -83,5 +83,4 @@ Verb add_batch(CLI::App& app);  // many models, one output folder
 Verb add_render(CLI::App& app);  // a PNG picture of a model
 Verb add_view(CLI::App& app);    // a self-contained web viewer page
 
-
 }  // namespace rigport::cli
