@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "rigport/convert.hpp"
+#include "rigport/report.hpp"
 #include "rigport/rigport.hpp"
 
 namespace rigport::cli {
@@ -27,8 +29,7 @@ enum Exit : int {
 // `Error: ...` / `Warning: ...` on stderr; stdout is left to the verbs' reports.
 void print_error(std::string_view message);
 void print_warning(std::string_view message);
-// "code: message", with " (xN)" when the warning was seen N > 1 times.
-std::string warning_text(const Warning& warning);
+// Each as "Warning: " + warning_text() (rigport/report.hpp).
 void print_warnings(const Warnings& warnings);
 
 // The exit code for a failed load, or for a failed save.
@@ -36,21 +37,14 @@ int read_exit_code(const Error& error);
 int write_exit_code(const Error& error);
 
 using Json = nlohmann::ordered_json;
-// {"code": "<ErrorCode text>", "message", "path", "line", "column", "offset"}; the place fields
-// the error does not have are left out.
-Json error_json(const Error& error);
 // The failure that ends a verb: `Error: ...` on stderr and, with --json, {"error": {...}} on
 // stdout. Returns exit_code.
 int fail(const Error& error, int exit_code, bool json);
 // A usage error (exit 1) as an Error: InvalidArgument with no place.
 Error usage_error(std::string message);
 
-// The output format: --format NAME, else the extension of path. Refused (InvalidArgument, exit 1)
-// when neither names a format, or when path's extension is one a registered format claims and
-// the --format named does not (`--format iqm -o x.glb`); a format without a writer is
-// Unsupported (exit 3). Exit codes by write_exit_code; used before any input is read.
-Expected<const FormatInfo*> find_output_format(const std::string& path, const std::string& format_name);
-// The same, printing the error and setting exit_code on failure.
+// The output format (find_output_format, rigport/convert.hpp: --format NAME, else the extension of
+// path), printing the error and setting exit_code on failure: used before any input is read.
 const FormatInfo* choose_output_format(const std::string& path, const std::string& format_name, int& exit_code);
 
 // Non-printable bytes shown as \xNN and newlines as \n, cut to at most max_chars.
@@ -88,11 +82,5 @@ Verb add_pack(CLI::App& app);  // VDrift JPK packs
 Verb add_batch(CLI::App& app);  // many models, one output folder
 Verb add_render(CLI::App& app);  // a PNG picture of a model
 Verb add_view(CLI::App& app);    // a self-contained web viewer page
-
-// `rigport info --json`'s object for a loaded model (cmd_info.cpp); `view` shows it too.
-Json to_json(const std::string& path, const Scene& scene);
-// The one model `convert` builds from several files (or a single file as loaded), before a
-// writer's needs: what `info` describes.
-Expected<Scene> load_model(const std::vector<std::string>& paths, const LoadOptions& load_options);
 
 }  // namespace rigport::cli

@@ -20,29 +20,6 @@ struct ValidateArgs {
     LoadFlags load;
 };
 
-Json to_json(const ValidationReport& r) {
-    Json j;
-    j["path"] = r.path;
-    j["format"] = r.format;
-    j["errors"] = r.count(Severity::Error);
-    j["warnings"] = r.count(Severity::Warning);
-    j["infos"] = r.count(Severity::Info);
-    // What a format's checker measured over stored data (IQM: "adjacency").
-    for (auto& t : r.tallies) {
-        Json counts = Json::object();
-        for (auto& [key, value] : t.counts) counts[key] = value;
-        j[t.name] = std::move(counts);
-    }
-    j["findings"] = Json::array();
-    for (auto& f : r.findings) {
-        Json o{{"severity", to_string(f.severity)}, {"code", f.code}, {"message", f.message}};
-        o["offset"] = f.offset ? Json(*f.offset) : Json(nullptr);
-        o["count"] = f.count;
-        j["findings"].push_back(std::move(o));
-    }
-    return j;
-}
-
 // Errors first, then warnings, then notes; within a severity in the order found.
 void print_text(const ValidationReport& r) {
     fmt::print("{}: {}\n", r.path, r.format.empty() ? "unknown format" : r.format);
@@ -75,20 +52,11 @@ Verb add_validate(CLI::App& app) {
                 // One file as stored (a .cfg with its members too); several: the scene `rigport
                 // convert` builds from them, before a writer's needs (every influence, keys as they are).
                 const std::string& path = args->paths.front();
-                Expected<ValidationReport> report = ValidationReport{};
-                if (args->paths.size() == 1) {
-                    report = validate_file(path, args->load.load_options());
-                } else {
-                    std::vector<CompileInput> inputs;
-                    for (auto& p : args->paths) inputs.push_back(CompileInput{{p}, {}});
-                    CompileOptions options;
-                    options.load = args->load.load_options();
-                    report = validate_compiled(inputs, options);
-                }
+                auto report = validate_model(args->paths, args->load.load_options());
                 if (!report) return fail(report.error(), read_exit_code(report.error()), args->json);
                 const ValidationReport& r = *report;
                 if (args->json)
-                    fmt::print("{}\n", to_json(r).dump(2, ' ', false, Json::error_handler_t::replace));
+                    fmt::print("{}\n", validation_json(r));
                 else
                     print_text(r);
                 if (r.format.empty()) {

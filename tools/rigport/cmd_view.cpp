@@ -85,7 +85,7 @@ int run_view(const ViewArgs& a) {
     info_options.on_read = [&write_options](const std::string& path) { write_options.protect.push_back(path); };
     auto plain = load_model(a.inputs, info_options);
     if (!plain) return fail(plain.error(), read_exit_code(plain.error()), false);
-    Json info = to_json(a.inputs.front(), *plain);
+    Json info = Json::parse(info_json(a.inputs.front(), *plain));
     if (a.inputs.size() > 1) info["inputs"] = a.inputs;
 
     // The model as `convert MODEL -o MODEL.glb` writes it, textures inside, kept in memory.

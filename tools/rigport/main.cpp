@@ -1,5 +1,4 @@
 // rigport: the command-line tool (`rigport <verb>`), argument dispatch and the shared helpers.
-#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -10,15 +9,6 @@ namespace rigport::cli {
 
 void print_error(std::string_view message) { fmt::print(stderr, "Error: {}\n", message); }
 void print_warning(std::string_view message) { fmt::print(stderr, "Warning: {}\n", message); }
-
-std::string warning_text(const Warning& warning) {
-    // "path: offset N: code: message": where first, as errors are printed.
-    std::string where = warning.path;
-    if (warning.offset) where += where.empty() ? fmt::format("offset {}", *warning.offset) : fmt::format(": offset {}", *warning.offset);
-    std::string text = fmt::format("{}{}{}: {}", where, where.empty() ? "" : ": ", to_string(warning.code), warning.message);
-    if (warning.count > 1) text += fmt::format(" (x{})", warning.count);
-    return text;
-}
 
 void print_warnings(const Warnings& warnings) {
     for (auto& w : warnings.items) print_warning(warning_text(w));
@@ -45,64 +35,13 @@ int write_exit_code(const Error& error) {
     }
 }
 
-Json error_json(const Error& error) {
-    Json j;
-    j["code"] = to_string(error.code);
-    j["message"] = error.message;
-    if (!error.path.empty()) j["path"] = error.path;
-    if (error.line > 0) {
-        j["line"] = error.line;
-        j["column"] = error.column;
-    }
-    if (error.offset) j["offset"] = *error.offset;
-    return j;
-}
-
 int fail(const Error& error, int exit_code, bool json) {
     print_error(error.to_string());
-    if (json) fmt::print("{}\n", Json{{"error", error_json(error)}}.dump(2, ' ', false, Json::error_handler_t::replace));
+    if (json) fmt::print("{}\n", Json{{"error", Json::parse(error_json(error))}}.dump(2, ' ', false, Json::error_handler_t::replace));
     return exit_code;
 }
 
 Error usage_error(std::string message) { return make_error(ErrorCode::InvalidArgument, std::move(message)); }
-
-namespace {
-
-// True when path ends with one of the format's own extensions (any letter case).
-bool has_extension_of(const FormatInfo& format, std::string_view path) {
-    for (auto ext : format.extensions) {
-        if (path.size() < ext.size()) continue;
-        bool same = true;
-        for (size_t i = 0; i < ext.size() && same; ++i)
-            same = std::tolower(static_cast<unsigned char>(path[path.size() - ext.size() + i])) == ext[i];
-        if (same) return true;
-    }
-    return false;
-}
-
-}  // namespace
-
-Expected<const FormatInfo*> find_output_format(const std::string& path, const std::string& format_name) {
-    if (format_name.empty() && is_stdout_path(path))
-        return usage_error("-o - streams to standard output, which has no extension: name the format with --format");
-    const FormatInfo* f = format_name.empty() ? find_format_by_extension(path) : find_format(format_name);
-    if (!f)
-        return usage_error(format_name.empty()
-                               ? fmt::format("cannot tell the output format from '{}'; use a known extension or --format (see 'rigport formats')", path)
-                               : fmt::format("unknown format '{}' (see 'rigport formats')", format_name));
-    // The registry says what an extension means: one that names another format than --format
-    // contradicts it (--format glb with .glb, --format gltf with .gltf or .glb agree). An
-    // extension no format claims is left to --format.
-    if (!format_name.empty() && !is_stdout_path(path))
-        if (const FormatInfo* by_extension = find_format_by_extension(path); by_extension && !has_extension_of(*f, path)) {
-            std::string own;
-            for (auto ext : f->extensions) own += fmt::format("{}{}", own.empty() ? "" : " or ", ext);
-            return usage_error(fmt::format("-o '{}' has the extension of {} but --format is {}: name the output {}or drop --format", path,
-                                           by_extension->name, f->name, own.empty() ? "" : fmt::format("with {} ", own)));
-        }
-    if (!f->write) return make_error(ErrorCode::Unsupported, fmt::format("writing {} is not supported yet", f->name));
-    return f;
-}
 
 const FormatInfo* choose_output_format(const std::string& path, const std::string& format_name, int& exit_code) {
     auto f = find_output_format(path, format_name);
@@ -157,7 +96,7 @@ int main(int argc, char** argv) {
                                             std::strcmp(argv[1], "validate") == 0);
         for (int i = 2; json_verb && i < argc; ++i)
             if (std::strcmp(argv[i], "--json") == 0) {
-                fmt::print("{}\n", Json{{"error", error_json(usage_error(e.what()))}}.dump(2, ' ', false, Json::error_handler_t::replace));
+                fmt::print("{}\n", Json{{"error", Json::parse(error_json(usage_error(e.what())))}}.dump(2, ' ', false, Json::error_handler_t::replace));
                 break;
             }
         return exit_usage;

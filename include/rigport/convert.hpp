@@ -1,0 +1,97 @@
+// One model converted as `rigport convert` does it: compile, images, save, safe write. The one code
+// path behind the CLI's convert, batch and view, and the Python module's convert().
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "rigport/compile.hpp"
+#include "rigport/error.hpp"
+#include "rigport/formats.hpp"
+#include "rigport/images.hpp"
+#include "rigport/io.hpp"
+#include "rigport/process.hpp"
+
+namespace rigport {
+
+// The output format: format_name, else the extension of path. Refused (InvalidArgument) when
+// neither names a format, or when path's extension is one a registered format claims and the
+// format named does not (`--format iqm -o x.glb`); a format without a writer is Unsupported.
+Expected<const FormatInfo*> find_output_format(const std::string& path, const std::string& format_name);
+
+// The file an input path reads: the pack of a "PACK.jpk:MEMBER" that names no file itself.
+std::string input_file(const std::string& path);
+
+// What convert's options decided, already checked (every value valid).
+struct ConvertOptions {
+    const FormatInfo* format = nullptr;  // the output format (has a writer)
+    LoadOptions load;                    // --allow-outside, --allow-missing
+    TransformOptions transform;          // -s, -r, -t
+    std::optional<ClipEnd> clip_end;     // --clip-end; unset = what the output format wants
+    bool force_joints = false;           // -j / --forcejoints
+    bool fix_normals = false;            // --fix-normals
+    bool force = false;                  // --force
+    GltfOptions::AxisMode axis = GltfOptions::AxisMode::Bake;
+    bool loop_key = false;
+    ImageOptions images;                 // --images, --convert-images
+    Cal3dOptions cal3d;                  // --cal3d-dialect, --cal3d-binary
+    uint32_t threads = 0;                // --threads: one model's compile and write; 0 = every core
+};
+
+// One model to convert: its inputs (as convert's positional words give them) and where it goes.
+struct ConvertJob {
+    std::vector<CompileInput> inputs;
+    std::string output;
+    // convert checks the output against the named inputs before reading anything; batch creates
+    // the output's folder only when there is something to write, so it checks in before_write.
+    bool check_output_first = true;
+    // Told every file about to be written (the main output first, then its side files) after
+    // the model was read and saved in memory, before anything is written; an error stops the model
+    // as a write failure. Batch claims the paths and creates their folder here.
+    // contents[k] is what will be written to paths[k].
+    std::function<Status(const std::vector<std::string>& paths, const std::vector<std::span<const uint8_t>>& contents)> before_write = nullptr;
+    // Set: the output is staged into this group instead of written (not for standard output); the
+    // caller commits it, with other models' groups, in one durability step (batch).
+    WriteGroup* stage_into = nullptr;
+    // Set: nothing is written; the output stays in ConvertResult::output (`rigport view` embeds it).
+    bool in_memory = false;
+};
+
+struct ConvertCounts {
+    uint64_t meshes = 0, vertices = 0, triangles = 0, joints = 0, animations = 0;
+};
+
+struct ConvertResult {
+    std::optional<Error> error;     // set when the model failed
+    // The error came from the output side (checking, saving or writing it): the CLI's exit code
+    // for it is the write one (exit 4 for WriteFailed), else the read one.
+    bool write_error = false;
+    bool failed_writing = false;    // the error came from checking or writing the output
+    Warnings read_warnings;         // compile()'s
+    std::vector<std::string> normal_swaps;  // --fix-normals: one message per mesh swapped
+    Warnings write_warnings;        // images and the writer's; shown only when the write succeeded
+    std::vector<std::string> inputs;   // every file read: the inputs and every file they named
+    std::vector<std::string> outputs;  // every file written (main output first)
+    std::string written_format;     // Output::format: the registry name or the variant written
+    uint64_t bytes = 0;             // of the main output
+    ConvertCounts counts;
+    double seconds = 0;
+    std::optional<Output> output;   // ConvertJob::in_memory: what would have been written
+
+    bool ok() const { return !error.has_value(); }
+    // The warnings `convert` prints for this result, in its order.
+    size_t warning_count() const;
+};
+
+ConvertResult run_conversion(const ConvertJob& job, const ConvertOptions& options);
+
+// A model as a JSON record (`convert --json`, `batch --report`; indented by 2): input, inputs,
+// status, outputs, counts (null when failed), warnings [{code, message, path, count}], error (null
+// when converted), seconds.
+std::string conversion_json(const std::string& input, const ConvertResult& result);
+
+}  // namespace rigport

@@ -1,0 +1,265 @@
+// The Python module rigport (docs/python.md): load, save, convert, info, validate and sample over
+// the library's own calls; the reports are the CLI's --json objects (rigport/report.hpp).
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "module.hpp"
+#include "rigport/convert.hpp"
+#include "rigport/io.hpp"
+#include "rigport/report.hpp"
+#include "rigport/sample.hpp"
+#include "rigport/version.hpp"
+
+namespace rigport::python {
+
+namespace {
+
+PyObject* error_type = nullptr;
+
+// What a source argument names: bytes in memory, or one or several paths.
+struct Source {
+    std::optional<std::string> bytes;
+    std::vector<std::string> paths;
+};
+
+bool is_bytes_like(const py::handle& h) {
+    return py::isinstance<py::bytes>(h) || PyByteArray_Check(h.ptr()) || PyMemoryView_Check(h.ptr());
+}
+
+std::string fspath(const py::handle& h) {
+    py::object p = py::module_::import("os").attr("fspath")(h);
+    return p.cast<std::string>();  // str, or bytes from a bytes path-like
+}
+
+// A path (str or os.PathLike), a list or tuple of them, or (bytes_ok) bytes-like contents.
+Source source_of(const py::handle& source, bool bytes_ok) {
+    Source s;
+    if (is_bytes_like(source)) {
+        if (!bytes_ok) throw py::type_error("expected a path or a list of paths, not bytes");
+        py::buffer_info b = py::reinterpret_borrow<py::buffer>(source).request();
+        if (b.ndim != 1 || (b.itemsize != 1 && b.strides[0] != b.itemsize))
+            throw py::value_error("bytes source: expected one contiguous run of bytes");
+        s.bytes = std::string(static_cast<const char*>(b.ptr), size_t(b.size * b.itemsize));
+    } else if (py::isinstance<py::list>(source) || py::isinstance<py::tuple>(source)) {
+        for (auto item : source) s.paths.push_back(fspath(item));
+        if (s.paths.empty()) throw py::value_error("an empty list of paths names no model");
+    } else {
+        s.paths.push_back(fspath(source));
+    }
+    return s;
+}
+
+LoadOptions load_options(bool allow_outside, bool allow_missing) {
+    LoadOptions o;
+    o.allow_outside = allow_outside;
+    o.allow_missing = allow_missing;
+    return o;
+}
+
+py::object json_loads(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
+
+template <class T>
+T value_or_raise(Expected<T>&& result) {
+    if (!result) raise_error(result.error());
+    return std::move(*result);
+}
+
+SceneRef load_py(const py::object& source, std::optional<std::string> name, bool allow_outside, bool allow_missing) {
+    Source s = source_of(source, true);
+    const LoadOptions options = load_options(allow_outside, allow_missing);
+    Expected<Scene> scene = Scene{};
+    if (s.bytes) {
+        if (!name || name->empty()) throw py::value_error("load(bytes) needs name= (e.g. name=\"model.iqm\"): the file name picks the format");
+        py::gil_scoped_release unlocked;
+        scene = load_bytes(std::span(reinterpret_cast<const uint8_t*>(s.bytes->data()), s.bytes->size()), *name, options);
+    } else {
+        py::gil_scoped_release unlocked;
+        scene = load_model(s.paths, options);
+    }
+    return SceneRef{std::make_shared<Scene>(value_or_raise(std::move(scene)))};
+}
+
+std::vector<std::string> save_py(const SceneRef& scene, const py::object& path, std::optional<std::string> format, bool force) {
+    const std::string out = fspath(path);
+    SaveOptions save_options;
+    if (format) save_options.format = *format;
+    WriteOptions write_options;
+    write_options.force = force;
+    Status written = Ok{};
+    Warnings warnings;
+    {
+        py::gil_scoped_release unlocked;
+        auto output = save_output(*scene.scene, out, save_options);
+        if (!output)
+            written = output.error();
+        else {
+            written = write_output(out, *output, write_options);
+            warnings = std::move(output->warnings);
+            warnings.set_path(out);
+        }
+    }
+    value_or_raise(std::move(written));
+    std::vector<std::string> texts;
+    for (auto& w : warnings.items) texts.push_back(warning_text(w));
+    return texts;
+}
+
+std::optional<Vec3> vec3(const std::optional<std::vector<float>>& v, const char* what) {
+    if (!v) return std::nullopt;
+    if (v->size() != 3) throw py::value_error(std::string(what) + ": expected three numbers (x, y, z)");
+    for (float f : *v)
+        if (!std::isfinite(f)) throw py::value_error(std::string(what) + ": expected finite numbers");
+    return Vec3{(*v)[0], (*v)[1], (*v)[2]};
+}
+
+// convert()'s keywords checked as `rigport convert` checks its options, before any input is read.
+ConvertOptions convert_options(const py::kwargs& kw) {
+    static const std::vector<std::string> known = {"format", "scale", "rotate", "meshtrans", "force_joints", "axis", "loop_key",
+                                                   "images", "convert_images", "fix_normals", "clip_end", "cal3d_dialect",
+                                                   "cal3d_binary", "threads", "allow_outside", "allow_missing", "force"};
+    for (auto item : kw) {
+        const std::string key = item.first.cast<std::string>();
+        if (std::find(known.begin(), known.end(), key) == known.end()) throw py::type_error("convert() got an unexpected keyword argument '" + key + "'");
+    }
+    auto get = [&kw](const char* key, auto fallback) {
+        using T = decltype(fallback);
+        return kw.contains(key) && !kw[key].is_none() ? kw[key].cast<T>() : fallback;
+    };
+    ConvertOptions o;
+    o.load = load_options(get("allow_outside", false), get("allow_missing", false));
+    if (kw.contains("scale") && !kw["scale"].is_none()) {
+        const float scale = kw["scale"].cast<float>();
+        // As the CLI: the reference compiler clamps to 1e-8..1e8; a value outside is a typo.
+        if (!std::isfinite(scale) || scale < 1e-8f || scale > 1e8f) throw py::value_error("scale: must be a number in [1e-8, 1e8]");
+        o.transform.scale = scale;
+    }
+    if (auto r = vec3(get("rotate", std::optional<std::vector<float>>{}), "rotate")) o.transform.rotate_degrees = *r;
+    if (auto t = vec3(get("meshtrans", std::optional<std::vector<float>>{}), "meshtrans")) o.transform.meshtrans = *t;
+    o.force_joints = get("force_joints", false);
+    const std::string axis = get("axis", std::string("bake"));
+    if (axis != "bake" && axis != "root") throw py::value_error("axis '" + axis + "': expected bake or root");
+    o.axis = axis == "root" ? GltfOptions::AxisMode::Root : GltfOptions::AxisMode::Bake;
+    o.loop_key = get("loop_key", false);
+    const std::string images = get("images", std::string("auto"));
+    if (images == "auto") o.images.mode = ImageOptions::Mode::Auto;
+    else if (images == "reference") o.images.mode = ImageOptions::Mode::Reference;
+    else if (images == "embed") o.images.mode = ImageOptions::Mode::Embed;
+    else if (images == "none") o.images.mode = ImageOptions::Mode::None;
+    else throw py::value_error("images '" + images + "': expected auto, reference, embed or none");
+    o.images.convert = get("convert_images", false);
+    o.fix_normals = get("fix_normals", false);
+    const std::string clip_end = get("clip_end", std::string());
+    if (clip_end == "clamp") o.clip_end = ClipEnd::Clamp;
+    else if (clip_end == "extrapolate") o.clip_end = ClipEnd::Extrapolate;
+    else if (clip_end == "none") o.clip_end = ClipEnd::None;
+    else if (!clip_end.empty()) throw py::value_error("clip_end '" + clip_end + "': expected clamp, extrapolate or none");
+    const std::string dialect = get("cal3d_dialect", std::string("imvu"));
+    if (dialect == "1100") o.cal3d.dialect = Cal3dOptions::Dialect::Classic1100;
+    else if (dialect == "1301") o.cal3d.dialect = Cal3dOptions::Dialect::Trunk1301;
+    else if (dialect != "imvu" && dialect != "919") throw py::value_error("cal3d_dialect '" + dialect + "': expected imvu, 1100 or 1301");
+    o.cal3d.binary = get("cal3d_binary", false);
+    o.threads = get("threads", uint32_t(0));
+    o.force = get("force", false);
+    return o;
+}
+
+py::object convert_py(const py::object& inputs, const py::object& output, const py::kwargs& kw) {
+    Source s = source_of(inputs, false);
+    const std::string out = fspath(output);
+    if (is_stdout_path(out)) throw py::value_error("convert() writes a file: standard output ('-') is the CLI's");
+    ConvertOptions options = convert_options(kw);
+    const std::string format_name = kw.contains("format") && !kw["format"].is_none() ? kw["format"].cast<std::string>() : "";
+    options.format = value_or_raise(find_output_format(out, format_name));
+    ConvertJob job;
+    for (auto& p : s.paths) job.inputs.push_back(CompileInput{{p}, {}});
+    job.output = out;
+    ConvertResult result;
+    {
+        py::gil_scoped_release unlocked;
+        result = run_conversion(job, options);
+    }
+    if (result.error) raise_error(*result.error);
+    return json_loads(conversion_json(s.paths.front(), result));
+}
+
+py::object info_py(const py::object& source, bool allow_outside, bool allow_missing) {
+    Source s = source_of(source, false);
+    std::string text;
+    if (s.paths.size() == 1)
+        if (auto pack = read_pack_listing(s.paths[0])) text = pack_info_json(s.paths[0], value_or_raise(std::move(*pack)));
+    if (text.empty()) {
+        Expected<ModelInfo> info = ModelInfo{};
+        {
+            py::gil_scoped_release unlocked;
+            info = read_model_info(s.paths, load_options(allow_outside, allow_missing));
+        }
+        text = info_json(value_or_raise(std::move(info)));
+    }
+    return json_loads(text);
+}
+
+py::object validate_py(const py::object& source, bool allow_outside, bool allow_missing) {
+    Source s = source_of(source, false);
+    Expected<ValidationReport> report = ValidationReport{};
+    {
+        py::gil_scoped_release unlocked;
+        report = validate_model(s.paths, load_options(allow_outside, allow_missing));
+    }
+    return json_loads(validation_json(value_or_raise(std::move(report))));
+}
+
+}  // namespace
+
+void bind_error(py::module_& m) {
+    error_type = PyErr_NewExceptionWithDoc("rigport.Error",
+                                           "A rigport failure: str() is the CLI's message; .code (e.g. 'malformed'), .path, and the "
+                                           "place: .offset (binary) or .line and .column (text), None when absent.",
+                                           PyExc_Exception, nullptr);
+    if (!error_type) throw py::error_already_set();
+    m.add_object("Error", py::handle(error_type));
+}
+
+void raise_error(const Error& e) {
+    py::object type = py::reinterpret_borrow<py::object>(error_type);
+    const std::string message = e.to_string();
+    py::object instance = type(py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(message.data(), py::ssize_t(message.size()), "replace")));
+    instance.attr("code") = to_string(e.code);
+    instance.attr("path") = e.path.empty() ? py::object(py::none()) : py::reinterpret_steal<py::object>(
+        PyUnicode_DecodeFSDefaultAndSize(e.path.data(), py::ssize_t(e.path.size())));
+    instance.attr("offset") = e.offset ? py::object(py::int_(*e.offset)) : py::object(py::none());
+    instance.attr("line") = e.line > 0 ? py::object(py::int_(e.line)) : py::object(py::none());
+    instance.attr("column") = e.line > 0 ? py::object(py::int_(e.column)) : py::object(py::none());
+    PyErr_SetObject(error_type, instance.ptr());
+    throw py::error_already_set();
+}
+
+}  // namespace rigport::python
+
+PYBIND11_MODULE(rigport, m) {
+    using namespace rigport::python;
+    namespace py = pybind11;
+    m.doc() = "rigport: read, validate, convert and write game model formats (docs/python.md)";
+    m.attr("__version__") = RIGPORT_VERSION_STRING;
+    bind_error(m);
+    bind_scene(m);
+    m.def("load", &load_py, py::arg("source"), py::kw_only(), py::arg("name") = py::none(), py::arg("allow_outside") = false,
+          py::arg("allow_missing") = false,
+          "Load a model: a path, a list of paths (one model, as `rigport convert` merges them), or bytes with name= (the file name "
+          "that picks the format). Returns a Scene; raises rigport.Error.");
+    m.def("save", &save_py, py::arg("scene"), py::arg("path"), py::kw_only(), py::arg("format") = py::none(), py::arg("force") = false,
+          "Write a scene atomically (format from format= or the extension). Returns the writer's warnings (list of str).");
+    m.def("convert", &convert_py, py::arg("inputs"), py::arg("output"),
+          "convert(inputs, output, *, format=None, scale=None, rotate=None, meshtrans=None, force_joints=False, axis='bake', "
+          "loop_key=False, images='auto', convert_images=False, fix_normals=False, clip_end=None, cal3d_dialect='imvu', "
+          "cal3d_binary=False, threads=0, allow_outside=False, allow_missing=False, force=False) -> dict: what `rigport "
+          "convert INPUT... -o OUTPUT` does (the same bytes), returning its --json record.");
+    m.def("info", &info_py, py::arg("source"), py::kw_only(), py::arg("allow_outside") = false, py::arg("allow_missing") = false,
+          "The dict `rigport info --json` prints for a path or a list of paths.");
+    m.def("validate", &validate_py, py::arg("source"), py::kw_only(), py::arg("allow_outside") = false, py::arg("allow_missing") = false,
+          "The dict `rigport validate --json` prints for a path or a list of paths.");
+    m.def("sample", []() { return SceneRef{std::make_shared<rigport::Scene>(rigport::make_sample_scene())}; },
+          "The built-in sample model (what `rigport sample` writes).");
+}

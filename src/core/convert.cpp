@@ -1,0 +1,213 @@
+// One model converted as `rigport convert` does it (compile, images, save, safe write): the code
+// path the CLI's convert, batch and view and the Python module go through (include/rigport/convert.hpp).
+#include "rigport/convert.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <set>
+
+#include "rigport/jpk.hpp"
+#include "rigport/report.hpp"
+
+namespace rigport {
+
+namespace {
+
+// True when path ends with one of the format's own extensions (any letter case).
+bool has_extension_of(const FormatInfo& format, std::string_view path) {
+    for (auto ext : format.extensions) {
+        if (path.size() < ext.size()) continue;
+        bool same = true;
+        for (size_t i = 0; i < ext.size() && same; ++i)
+            same = std::tolower(static_cast<unsigned char>(path[path.size() - ext.size() + i])) == ext[i];
+        if (same) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+Expected<const FormatInfo*> find_output_format(const std::string& path, const std::string& format_name) {
+    if (format_name.empty() && is_stdout_path(path))
+        return make_error(ErrorCode::InvalidArgument, "-o - streams to standard output, which has no extension: name the format with --format");
+    const FormatInfo* f = format_name.empty() ? find_format_by_extension(path) : find_format(format_name);
+    if (!f)
+        return make_error(ErrorCode::InvalidArgument,
+                          format_name.empty()
+                              ? fmt::format("cannot tell the output format from '{}'; use a known extension or --format (see 'rigport formats')", path)
+                              : fmt::format("unknown format '{}' (see 'rigport formats')", format_name));
+    // The registry says what an extension means: one that names another format than --format
+    // contradicts it (--format glb with .glb, --format gltf with .gltf or .glb agree). An
+    // extension no format claims is left to --format.
+    if (!format_name.empty() && !is_stdout_path(path))
+        if (const FormatInfo* by_extension = find_format_by_extension(path); by_extension && !has_extension_of(*f, path)) {
+            std::string own;
+            for (auto ext : f->extensions) own += fmt::format("{}{}", own.empty() ? "" : " or ", ext);
+            return make_error(ErrorCode::InvalidArgument,
+                              fmt::format("-o '{}' has the extension of {} but --format is {}: name the output {}or drop --format", path,
+                                          by_extension->name, f->name, own.empty() ? "" : fmt::format("with {} ", own)));
+        }
+    if (!f->write) return make_error(ErrorCode::Unsupported, fmt::format("writing {} is not supported yet", f->name));
+    return f;
+}
+
+namespace {
+
+void count(const Scene& scene, ConvertCounts& counts) {
+    counts.meshes = scene.meshes.size();
+    counts.vertices = scene.vertex_count();
+    counts.triangles = scene.triangle_count();
+    counts.joints = scene.skeleton.joints.size();
+    counts.animations = scene.animations.size();
+}
+
+ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptions& write_options) {
+    ConvertResult r;
+    auto failed = [&r](const Error& e, bool write_error, bool writing) {
+        r.error = e;
+        r.write_error = write_error;
+        r.failed_writing = writing;
+        return std::move(r);
+    };
+    // The output may replace none of the inputs: checked now against the files named, and again
+    // before writing against every file the inputs read (buffers, .cfg members, textures).
+    write_options.force = o.force;
+    for (auto& in : job.inputs)
+        for (auto& p : in.paths) write_options.protect.push_back(input_file(p));
+    if (job.check_output_first)
+        if (auto st = check_output(job.output, write_options); !st) return failed(st.error(), true, true);
+
+    // The compiler's pipeline, and what the output format can hold (compiler_options): influences
+    // per vertex, end-of-clip keys unless the format keeps a clip's stated length (Cal3D DURATION).
+    CompileOptions options = compiler_options(*o.format);
+    options.load = o.load;
+    options.transform = o.transform;
+    options.force_joints = o.force_joints;
+    options.threads = o.threads;
+    options.load.on_read = [&write_options](const std::string& path) { write_options.protect.push_back(path); };
+    if (o.clip_end) options.clip_end = *o.clip_end;
+    auto scene = compile(job.inputs, options);
+    if (!scene) return failed(scene.error(), false, false);
+    r.read_warnings = std::move(scene->warnings);
+    if (o.fix_normals) {
+        const auto tests = fix_vdrift_normals(*scene);
+        for (size_t m = 0; m < tests.size(); ++m)
+            if (tests[m].fires)
+                r.normal_swaps.push_back(fmt::format("mesh {}: normals swapped to (x, -z, y) as VDrift does ({} of {} faces perpendicular, limit {})",
+                                                     m, tests[m].perpendicular, tests[m].faces, tests[m].limit));
+    }
+    count(*scene, r.counts);
+    const std::string& input = job.inputs.front().paths.front();
+
+    SaveOptions save_options;
+    save_options.format = std::string(o.format->name);
+    save_options.force_joints = o.force_joints;
+    save_options.threads = o.threads;
+    save_options.warnings = &r.write_warnings;
+    save_options.gltf.axis = o.axis;
+    save_options.gltf.loop_key = o.loop_key;
+    save_options.gltf.embed_buffer = is_stdout_path(job.output);  // standard output carries one file
+    save_options.joe.force = o.force;
+    save_options.cal3d = o.cal3d;
+    ImageOptions images = o.images;
+    const bool gltf_out = o.format->holds_images;
+    // Images the inputs hold (a .glb's textures) go inside a glTF or beside the output; standard
+    // output carries one file, so beside another format they are left out there.
+    if (images.mode == ImageOptions::Mode::None) drop_embedded_images(*scene, "--images none", r.write_warnings);
+    else if (!gltf_out && is_stdout_path(job.output)) drop_embedded_images(*scene, "standard output carries one file", r.write_warnings);
+    if (gltf_out) {
+        // Texture paths are relative to the model that names them: the first input's folder.
+        images.search_dir = std::filesystem::path(input).parent_path().string();
+        images.model_path = input;
+        // Confined like every other file a model names (ImageOptions::root empty = search_dir).
+        images.allow_outside = o.load.allow_outside;
+        images.on_read = options.load.on_read;
+        // Standard output carries one file: images go inside it, as in a .glb.
+        if (is_stdout_path(job.output) && images.mode == ImageOptions::Mode::Auto) images.mode = ImageOptions::Mode::Embed;
+        save_options.gltf.embedded_images = images.mode == ImageOptions::Mode::Embed       ? GltfOptions::EmbeddedImages::Embed
+                                            : images.mode == ImageOptions::Mode::Reference ? GltfOptions::EmbeddedImages::Files
+                                                                                           : GltfOptions::EmbeddedImages::Auto;
+        auto resolved = resolve_images(*scene, job.output, images, r.write_warnings);
+        if (!resolved) return failed(resolved.error(), false, false);
+        save_options.gltf.images = std::move(*resolved);
+    }
+    // A .gltf output comes with its .bin: side files are written first, then the main file.
+    auto output = save_output(*scene, job.output, save_options);
+    if (!output) return failed(output.error(), true, false);
+    r.write_warnings.set_path(job.output);  // what is left unnamed (images dropped, not PNG/JPEG) is about the output
+    if (job.in_memory) {
+        r.written_format = std::string(output->format);
+        r.bytes = output->bytes.size();
+        r.output = std::move(*output);
+        return r;
+    }
+    std::vector<std::string> paths{job.output};
+    if (!is_stdout_path(job.output))
+        for (auto& side : output->side_files) paths.push_back((std::filesystem::path(job.output).parent_path() / side.name).string());
+    if (job.before_write) {
+        std::vector<std::span<const uint8_t>> contents{output->bytes};
+        for (auto& side : output->side_files) contents.emplace_back(side.bytes);
+        contents.resize(paths.size());  // standard output: the main file only
+        if (auto st = job.before_write(paths, contents); !st) return failed(st.error(), true, true);
+    }
+    const Status written = job.stage_into && !is_stdout_path(job.output) ? job.stage_into->stage(job.output, *output, write_options)
+                                                                        : write_output(job.output, *output, write_options);
+    if (!written) return failed(written.error(), true, true);
+    r.outputs = std::move(paths);
+    r.written_format = std::string(output->format);
+    r.bytes = output->bytes.size();
+    return r;
+}
+
+}  // namespace
+
+size_t ConvertResult::warning_count() const {
+    return read_warnings.items.size() + normal_swaps.size() + (ok() ? write_warnings.items.size() : 0);
+}
+
+ConvertResult run_conversion(const ConvertJob& job, const ConvertOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    WriteOptions write_options;
+    ConvertResult r = convert(job, options, write_options);
+    // Every file read, once each, in the order read (the protected list, which starts with the
+    // files named).
+    std::set<std::string> seen;
+    for (auto& p : write_options.protect)
+        if (seen.insert(p).second) r.inputs.push_back(p);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
+}
+
+std::string conversion_json(const std::string& input, const ConvertResult& r) {
+    using Json = nlohmann::ordered_json;
+    Json j;
+    j["input"] = input;
+    j["inputs"] = r.inputs;
+    j["status"] = r.ok() ? "converted" : "failed";
+    j["outputs"] = r.outputs;
+    if (r.ok())
+        j["counts"] = {{"meshes", r.counts.meshes}, {"vertices", r.counts.vertices}, {"triangles", r.counts.triangles},
+                       {"joints", r.counts.joints}, {"animations", r.counts.animations}};
+    else
+        j["counts"] = nullptr;
+    j["warnings"] = Json::array();
+    auto add = [&j](const Warning& w) {
+        j["warnings"].push_back({{"code", to_string(w.code)}, {"message", w.message}, {"path", w.path}, {"count", w.count}});
+    };
+    for (auto& w : r.read_warnings.items) add(w);
+    // --fix-normals reports are the caller's request, not a reader's or writer's finding: they keep
+    // the code "other" (the name of the code kept for callers' own warnings; tests/unit/test_registry
+    // keeps that code out of the library's own warnings).
+    for (auto& s : r.normal_swaps) j["warnings"].push_back({{"code", "other"}, {"message", s}, {"path", input}, {"count", 1}});
+    if (r.ok())
+        for (auto& w : r.write_warnings.items) add(w);
+    j["error"] = r.error ? Json::parse(error_json(*r.error)) : Json(nullptr);
+    j["seconds"] = r.seconds;
+    return j.dump(2, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace rigport

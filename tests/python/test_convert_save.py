@@ -1,0 +1,149 @@
+# rigport.convert writes the bytes `rigport convert` writes and returns its --json record;
+# rigport.save writes atomically; errors are rigport.Error with code, path and place.
+import json
+import os
+
+import pytest
+import rigport
+
+from conftest import cli_json, run_cli
+
+# (inputs relative to the corpus, output name, keyword arguments, the same as CLI flags)
+CONVERT_CASES = [
+    (["iqm/mrfixit.iqm"], "out.iqe", {}, []),
+    (["iqe/unvanquished_rocket.iqe"], "out.iqm", {"scale": 2.0}, ["-s", "2"]),
+    (["iqm/raylib_guy.iqm", "iqm/raylib_guyanim.iqm"], "out.glb", {"rotate": (90, 0, 0)}, ["-r", "90,0,0"]),
+    (["cal3d/upstream_tests/base.xsf", "cal3d/upstream_tests/base.xmf", "cal3d/upstream_tests/base.xaf"], "out.cfg",
+     {"cal3d_dialect": "1100", "cal3d_binary": True}, ["--cal3d-dialect", "1100", "--cal3d-binary"]),
+    (["gltf/SimpleSkin.gltf"], "out.joe", {"format": "joe"}, ["--format", "joe"]),
+]
+
+
+def folder_bytes(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("inputs,name,kwargs,flags", CONVERT_CASES, ids=[c[1] + "-" + c[0][0].split("/")[-1] for c in CONVERT_CASES])
+def test_convert_writes_the_cli_bytes(cli, corpus, tmp_path, inputs, name, kwargs, flags):
+    paths = [str(corpus / f) for f in inputs]
+    by_cli, by_python = tmp_path / "cli", tmp_path / "python"
+    by_cli.mkdir()
+    by_python.mkdir()
+    record = cli_json(cli, "convert", *paths, "-o", by_cli / name, "--json", *flags)
+    result = rigport.convert(paths if len(paths) > 1 else paths[0], by_python / name, **kwargs)
+    assert folder_bytes(by_python) == folder_bytes(by_cli)  # side files (Cal3D members) too
+    assert len(folder_bytes(by_python)) >= 1
+    # The same record but for where it was written and how long it took.
+    for r, folder in ((record, by_cli), (result, by_python)):
+        del r["seconds"]
+        r["outputs"] = [os.path.relpath(p, folder) for p in r["outputs"]]
+        for w in r["warnings"]:
+            w["path"] = w["path"].replace(str(folder), "OUT")
+    assert result == record
+
+
+def test_convert_refuses_bad_options(corpus, tmp_path):
+    src = str(corpus / "iqm/mrfixit.iqm")
+    with pytest.raises(ValueError, match="axis"):
+        rigport.convert(src, tmp_path / "x.glb", axis="sideways")
+    with pytest.raises(ValueError, match="scale"):
+        rigport.convert(src, tmp_path / "x.iqm", scale=0)
+    with pytest.raises(TypeError, match="colour"):
+        rigport.convert(src, tmp_path / "x.iqm", colour=True)
+    with pytest.raises(rigport.Error) as e:
+        rigport.convert(src, tmp_path / "x.unknown")
+    assert e.value.code == "invalid argument"
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_convert_never_replaces_an_input(sample_iqm):
+    before = sample_iqm.read_bytes()
+    with pytest.raises(rigport.Error) as e:
+        rigport.convert(sample_iqm, sample_iqm)
+    assert e.value.code == "invalid argument" and sample_iqm.read_bytes() == before
+
+
+def test_save_round_trip(tmp_path, cli):
+    scene = rigport.sample()
+    out = tmp_path / "s.iqm"
+    assert rigport.save(scene, out) == []
+    # The sample as `rigport sample` writes it: the same bytes.
+    run_cli(cli, "sample", "-o", tmp_path / "ref.iqm")
+    assert out.read_bytes() == (tmp_path / "ref.iqm").read_bytes()
+    again = rigport.load(out)
+    assert again.skeleton.names == scene.skeleton.names
+    assert (again.meshes[0].positions == scene.meshes[0].positions).all()
+    rigport.save(scene, tmp_path / "s.model", format="iqe")
+    assert (tmp_path / "s.model").read_text().startswith("# Inter-Quake Export")
+    # No temporaries left (the CLI writes the sample's texture beside its IQM).
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ref.iqm", "s.iqm", "s.model", "sample_texture.png"]
+
+
+def test_save_failure_names_the_path(tmp_path):
+    folder = tmp_path / "model.iqm"
+    folder.mkdir()
+    with pytest.raises(rigport.Error) as e:
+        rigport.save(rigport.sample(), folder)
+    assert e.value.code == "write failed" and e.value.path == str(folder)
+    assert folder.is_dir() and list(folder.iterdir()) == [] and [p.name for p in tmp_path.iterdir()] == ["model.iqm"]
+    with pytest.raises(rigport.Error) as e:
+        rigport.save(rigport.sample(), tmp_path / "no" / "such" / "folder.iqm")
+    assert e.value.code == "write failed"
+
+
+def test_save_failure_leaves_the_old_file(tmp_path):
+    out = tmp_path / "keep.iqm"
+    out.write_bytes(b"old")
+    out.chmod(0o444)
+    if os.access(out, os.W_OK):
+        pytest.skip("running as root: a read-only file is writable")
+    with pytest.raises(rigport.Error) as e:
+        rigport.save(rigport.sample(), out)
+    assert e.value.code == "write failed" and e.value.path == str(out)
+    assert out.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["keep.iqm"]
+    rigport.save(rigport.sample(), out, force=True)
+    assert out.read_bytes()[:16] == b"INTERQUAKEMODEL\0"
+
+
+def test_missing_file(tmp_path, cli):
+    missing = tmp_path / "nope.iqm"
+    with pytest.raises(rigport.Error) as e:
+        rigport.load(missing)
+    err = e.value
+    assert isinstance(err, Exception) and err.code == "not found" and err.path == str(missing)
+    assert err.offset is None and err.line is None
+    # str() is what the CLI prints after "Error: ".
+    done = run_cli(cli, "info", missing, ok=False)
+    assert done.stderr.strip() == f"Error: {err}"
+    with pytest.raises(rigport.Error):
+        rigport.info(missing)
+
+
+def test_truncated_binary_file_names_the_offset(tmp_path, sample_iqm, cli):
+    cut = tmp_path / "cut.iqm"
+    cut.write_bytes(sample_iqm.read_bytes()[:300])
+    with pytest.raises(rigport.Error) as e:
+        rigport.load(cut)
+    err = e.value
+    assert err.code == "malformed" and err.path == str(cut) and isinstance(err.offset, int) and err.line is None
+    done = run_cli(cli, "info", "--json", cut, ok=False)
+    assert done.returncode == 2
+    cli_error = json.loads(done.stdout)["error"]
+    assert (cli_error["code"], cli_error["path"], cli_error["offset"]) == (err.code, err.path, err.offset)
+    assert done.stderr.strip() == f"Error: {err}"
+
+
+def test_text_error_names_line_and_column(tmp_path):
+    bad = tmp_path / "bad.iqe"
+    bad.write_text("# Inter-Quake Export\nmesh m\nvp 1 2 x\n")
+    with pytest.raises(rigport.Error) as e:
+        rigport.load(bad)
+    assert e.value.line == 3 and isinstance(e.value.column, int) and e.value.offset is None
+
+
+def test_bytes_need_a_name(sample_iqm):
+    with pytest.raises(ValueError, match="name="):
+        rigport.load(sample_iqm.read_bytes())
+    with pytest.raises(rigport.Error) as e:
+        rigport.load(b"not a model", name="x.iqm")
+    assert e.value.path == "x.iqm"

@@ -1,0 +1,63 @@
+# rigport.info and rigport.validate give the very objects `rigport info --json` and
+# `rigport validate --json` print (one builder in the library), for corpus files and the sample.
+import pytest
+import rigport
+
+from conftest import cli_json
+
+# One model per format, several files as one model, and the stored per-part counts (JOE).
+INFO_CASES = [
+    ["iqm/mrfixit.iqm"],
+    ["iqm/raylib_guy.iqm", "iqm/raylib_guyanim.iqm"],
+    ["iqe/unvanquished_rocket.iqe"],
+    ["cal3d/upstream_tests/base.xaf", "cal3d/upstream_tests/base.xsf", "cal3d/upstream_tests/base.xmf",
+     "cal3d/upstream_tests/base.xrf"],
+    ["joe/trackeditor__tracks_test1_starting_line.joe"],
+    ["gltf/SimpleSkin.gltf"],
+    ["gltf/CesiumMan.glb"],
+]
+
+
+@pytest.mark.parametrize("files", INFO_CASES, ids=lambda f: f[0].split("/")[-1])
+def test_info_equals_cli_json(cli, corpus, files):
+    paths = [str(corpus / f) for f in files]
+    source = paths if len(paths) > 1 else paths[0]
+    assert rigport.info(source) == cli_json(cli, "info", "--json", *paths)
+
+
+def test_info_allow_missing(cli, corpus):
+    # cally.cfg names meshes the corpus lacks: an error, or with allow_missing a warning each.
+    cfg = corpus / "cal3d/upstream_binary/cally/cally.cfg"
+    with pytest.raises(rigport.Error) as e:
+        rigport.info(cfg)
+    assert e.value.code == "not found" and e.value.line == 13
+    got = rigport.info(cfg, allow_missing=True)
+    assert got == cli_json(cli, "info", "--json", "--allow-missing", cfg)
+    assert any("part-missing" in w for w in got["warnings"])
+
+
+def test_info_of_the_sample(cli, sample_iqm):
+    got = rigport.info(sample_iqm)
+    assert got == cli_json(cli, "info", "--json", sample_iqm)
+    assert got["format"] == "iqm" and got["joints"] == 4 and [a["name"] for a in got["animations"]] == ["wave", "pulse"]
+
+
+@pytest.mark.parametrize("file", ["iqm/mrfixit.iqm", "iqe/unvanquished_rocket.iqe", "gltf/SimpleSkin.gltf",
+                                  "joe/trackeditor__tracks_test1_starting_line.joe"])
+def test_validate_equals_cli_json(cli, corpus, file):
+    path = str(corpus / file)
+    assert rigport.validate(path) == cli_json(cli, "validate", "--json", path)
+
+
+def test_validate_of_several_files(cli, corpus):
+    paths = [str(corpus / "iqm/raylib_guy.iqm"), str(corpus / "iqm/raylib_guyanim.iqm")]
+    assert rigport.validate(paths) == cli_json(cli, "validate", "--json", *paths)
+
+
+def test_validate_finds_what_is_wrong(tmp_path, sample_iqm):
+    # A truncated IQM: the report says so (an error finding), it is not an exception.
+    bad = tmp_path / "cut.iqm"
+    bad.write_bytes(sample_iqm.read_bytes()[:200])
+    report = rigport.validate(bad)
+    assert report["format"] == "iqm" and report["errors"] >= 1
+    assert any(f["severity"] == "error" for f in report["findings"])
