@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up, a RelWithDebInfo build and its tests in build/, then the same
+# The whole test suite: set-up, a RelWithDebInfo build (with the Python module) and its tests in build/, then the same
 # tests under AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/ (a shared library), then a bounded run of
 # every libFuzzer target in build-fuzz/ (clang-14, address,undefined; docs/fuzzing.md).
 set -euo pipefail
@@ -10,7 +10,7 @@ cd "$root"
 scripts/setup.sh
 
 echo "== build/ (RelWithDebInfo)"
-scripts/build.sh build RelWithDebInfo
+scripts/build.sh build RelWithDebInfo -DRIGPORT_PYTHON=ON
 ctest --test-dir build --output-on-failure -j2
 
 # Built as a shared library (BUILD_SHARED_LIBS): the tests and the CLI then link librigport.so,

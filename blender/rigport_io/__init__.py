@@ -5,7 +5,7 @@ bl_info = {
     "version": (0, 1, 0),
     "blender": (3, 4, 0),
     "location": "File > Import / File > Export",
-    "description": "IQM, IQE, Cal3D, JOE/JPK, MD5, SMD and OBJ through rigport and Blender's glTF I/O",
+    "description": "IQM, IQE, Cal3D, JOE/JPK, MD5, SMD, OBJ and FBX (import) through rigport and Blender's glTF I/O",
     "category": "Import-Export",
 }
 
@@ -26,6 +26,7 @@ IMPORT_ENTRIES = (
     ("SMD via rigport (.smd)", "*.smd;*.vta"),
     ("OBJ via rigport (.obj)", "*.obj"),
     ("glTF via rigport (.glb, .gltf)", "*.glb;*.gltf"),
+    ("FBX via rigport (.fbx: binary and ASCII 6.x / 7.x)", "*.fbx"),
 )
 
 # (menu text, extension) per File > Export entry.

@@ -13,7 +13,7 @@ from . import axes, backend, glb
 from .preferences import rigport_path
 
 IMPORT_GLOB = ("*.iqm;*.iqe;*.cfg;*.csf;*.xsf;*.cmf;*.xmf;*.caf;*.xaf;*.crf;*.xrf;*.cpf;*.xpf;"
-               "*.joe;*.jpk;*.md5mesh;*.md5anim;*.smd;*.vta;*.obj;*.gltf;*.glb")
+               "*.joe;*.jpk;*.md5mesh;*.md5anim;*.smd;*.vta;*.obj;*.gltf;*.glb;*.fbx")
 
 # Later inputs only add animations, so files that can only be animations go last.
 _ANIMATION_ONLY = {".md5anim", ".caf", ".xaf", ".cpf", ".xpf"}
@@ -36,7 +36,7 @@ def numpy_bool_alias():
 
 @orientation_helper(axis_forward='Y', axis_up='Z')
 class IMPORT_SCENE_OT_rigport(bpy.types.Operator, ImportHelper):
-    """Import a model with rigport (IQM, IQE, Cal3D, JOE/JPK, MD5, SMD, OBJ, glTF)"""
+    """Import a model with rigport (IQM, IQE, Cal3D, JOE/JPK, MD5, SMD, OBJ, glTF, FBX)"""
     bl_idname = "import_scene.rigport"
     bl_label = "Import with rigport"
     bl_options = {'REGISTER', 'UNDO', 'PRESET'}

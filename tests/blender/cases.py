@@ -112,5 +112,13 @@ def corpus_obj(models, corpus, golden):
     roundtrip([corpus_path(corpus, "obj", "ufbx_ufbx__maya_cube.obj")], models, "cube_obj")
 
 
+def corpus_fbx(models, corpus, golden):
+    # Blender's own FBX importer reads binary files only; through rigport ASCII 6.1 imports too.
+    import_model([corpus_path(corpus, "fbx", "ufbx_ufbx__blender_279_sausage_6100_ascii.fbx")], models,
+                 "sausage 6.1 ascii")
+    roundtrip([corpus_path(corpus, "fbx", "ufbx_ufbx__maya_kenney_character_7700_binary.fbx")], models,
+              "kenney", targets=TARGETS[:2])
+
+
 CASES = {f.__name__: f for f in (sample, sample_formats, options, corpus_iqm, corpus_iqe, corpus_cal3d,
-                                 corpus_joe, corpus_md5, corpus_smd, corpus_obj)}
+                                 corpus_joe, corpus_md5, corpus_smd, corpus_obj, corpus_fbx)}
