@@ -4,6 +4,7 @@
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,12 +38,21 @@ def install_addon(work):
     scripts = os.environ.get("BLENDER_USER_SCRIPTS", "")
     if not scripts.startswith(os.path.abspath(work)):
         sys.exit("BLENDER_USER_SCRIPTS must point into the test's work folder")
-    archive = os.path.join(work, "rigport_io.zip")
     package = os.path.join(SOURCE, "blender", "rigport_io")
-    with zipfile.ZipFile(archive, "w") as z:
-        for name in sorted(os.listdir(package)):
-            if name.endswith(".py"):
-                z.write(os.path.join(package, name), f"rigport_io/{name}")
+    if shutil.which("zip"):
+        # The README's command, `cd blender && zip -r rigport_io.zip rigport_io`, on a copy of the
+        # folder (the source tree stays as it is).
+        folder = os.path.join(work, "blender")
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.copytree(package, os.path.join(folder, "rigport_io"), ignore=shutil.ignore_patterns("__pycache__"))
+        subprocess.run(["zip", "-qr", "rigport_io.zip", "rigport_io"], cwd=folder, check=True)
+        archive = os.path.join(folder, "rigport_io.zip")
+    else:  # the same layout without the zip tool
+        archive = os.path.join(work, "rigport_io.zip")
+        with zipfile.ZipFile(archive, "w") as z:
+            for name in sorted(os.listdir(package)):
+                if name.endswith(".py"):
+                    z.write(os.path.join(package, name), f"rigport_io/{name}")
     bpy.ops.preferences.addon_install(filepath=archive, overwrite=True)
     bpy.ops.preferences.addon_enable(module="rigport_io")
     if "rigport_io" not in bpy.context.preferences.addons:
