@@ -10,8 +10,10 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 namespace rigport::test {
 namespace fs = std::filesystem;
@@ -167,6 +169,43 @@ int run_cal3d_converter(const fs::path& in, const fs::path& out) {
     const std::string cmd = quote(cal3d_converter) + " " + quote(in.string()) + " " + quote(out.string()) + " >/dev/null 2>&1";
     const int status = std::system(cmd.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::vector<std::array<double, 3>> obj_vertex_positions(const fs::path& path) {
+    std::ifstream in(path);
+    std::vector<std::array<double, 3>> out;
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("v ", 0) == 0) {
+            std::istringstream s(line.substr(2));
+            std::array<double, 3> p{};
+            s >> p[0] >> p[1] >> p[2];
+            out.push_back(p);
+        }
+    return out;
+}
+
+double farthest_point(const std::vector<std::array<double, 3>>& a, const std::vector<std::array<double, 3>>& b) {
+    std::vector<std::array<double, 3>> sorted = b;
+    std::sort(sorted.begin(), sorted.end());
+    double worst = 0;
+    for (auto& p : a) {
+        // Outward from p's x in both directions, until the x gap alone exceeds the best so far.
+        double best = INFINITY;
+        const auto at = std::lower_bound(sorted.begin(), sorted.end(), std::array<double, 3>{p[0], -INFINITY, -INFINITY});
+        for (auto it = at; it != sorted.end() && (*it)[0] - p[0] < best; ++it)
+            best = std::min(best, std::hypot((*it)[0] - p[0], (*it)[1] - p[1], (*it)[2] - p[2]));
+        for (auto it = at; it != sorted.begin() && p[0] - (*std::prev(it))[0] < best; --it) {
+            const auto& q = *std::prev(it);
+            best = std::min(best, std::hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]));
+        }
+        worst = std::max(worst, best);
+    }
+    return worst;
+}
+
+double point_set_distance(const std::vector<std::array<double, 3>>& a, const std::vector<std::array<double, 3>>& b) {
+    return std::max(farthest_point(a, b), farthest_point(b, a));
 }
 
 }  // namespace rigport::test

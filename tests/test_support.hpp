@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -22,6 +23,13 @@ const std::vector<std::vector<std::string>>& corpus_model_per_format();
 std::vector<std::string> corpus_args(const std::vector<std::string>& words);
 // The format folder of such a model ("iqm"), as a test name.
 std::string corpus_format_name(const ::testing::TestParamInfo<std::vector<std::string>>& info);
+
+// The `v` lines of an OBJ file (what `assimp export X out.obj` writes), as points.
+std::vector<std::array<double, 3>> obj_vertex_positions(const std::filesystem::path& path);
+// The largest distance from a point of `a` to its nearest point of `b` (exact; b is searched by x).
+double farthest_point(const std::vector<std::array<double, 3>>& a, const std::vector<std::array<double, 3>>& b);
+// The larger of the two: how far apart two point sets are (a symmetric Hausdorff distance).
+double point_set_distance(const std::vector<std::array<double, 3>>& a, const std::vector<std::array<double, 3>>& b);
 
 std::vector<uint8_t> read_bytes(const std::filesystem::path& path);
 void write_bytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);

@@ -41,18 +41,6 @@ std::vector<P3> rigport_positions(const Scene& s, int anim, float time) {
     return out;
 }
 
-// The largest distance from a point of a to its nearest point of b.
-double farthest(const std::vector<P3>& a, const std::vector<P3>& b) {
-    double worst = 0;
-    for (auto& p : a) {
-        double best = INFINITY;
-        for (auto& q : b) best = std::min(best, (q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]) + (q[2] - p[2]) * (q[2] - p[2]));
-        worst = std::max(worst, best);
-    }
-    return std::sqrt(worst);
-}
-double distance(const std::vector<P3>& a, const std::vector<P3>& b) { return std::max(farthest(a, b), farthest(b, a)); }
-
 double size_of(const std::vector<P3>& points) {
     P3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
     for (auto& p : points)
@@ -91,7 +79,7 @@ Fit calibrate(const std::vector<P3>& ours, const std::vector<P3>& blender) {
             Fit f;
             for (int k = 0; k < 3; ++k) f.axis[k] = perm[k], f.sign[k] = (signs >> k) & 1 ? -1 : 1;
             f.scale = scale;
-            const double e = farthest(f.apply(few), blender);
+            const double e = farthest_point(f.apply(few), blender);
             if (e < best_error) best_error = e, best = f;
         }
     return best;
@@ -138,12 +126,12 @@ TEST(FbxBlender, PosedPositionsAgreeWithBlendersImporter) {
         const auto rest = rigport_positions(*scene, -1, 0);
         const Fit fit = calibrate(rest, theirs[0]);
         const double size = size_of(theirs[0]);
-        const double rest_error = distance(fit.apply(rest), theirs[0]);
+        const double rest_error = point_set_distance(fit.apply(rest), theirs[0]);
         EXPECT_LE(rest_error, 1e-4 * size) << "rest pose";
         std::cout << "[ note ] " << name << ": scale " << fit.scale << ", rest pose off by " << rest_error / size << " of the size " << size << "\n";
         for (size_t i = 1; i < asked.size(); ++i) {
             const auto ours = fit.apply(rigport_positions(*scene, asked[i].first, asked[i].second));
-            const double e = distance(ours, theirs[i]);
+            const double e = point_set_distance(ours, theirs[i]);
             EXPECT_LE(e, 1e-4 * size) << scene->animations[size_t(asked[i].first)].name << " at " << asked[i].second << " s";
             std::cout << "[ note ]   " << scene->animations[size_t(asked[i].first)].name << " at " << asked[i].second << " s: off by " << e / size
                       << " of the size\n";

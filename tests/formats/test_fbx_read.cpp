@@ -87,29 +87,7 @@ void expect_skinned_quad(const Scene& s) {
     EXPECT_FLOAT_EQ(s.meta.unit_scale, 0.01f);
 }
 
-std::vector<std::array<double, 3>> obj_positions(const fs::path& path) {
-    std::ifstream in(path);
-    std::vector<std::array<double, 3>> out;
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("v ", 0) == 0) {
-            std::istringstream s(line.substr(2));
-            std::array<double, 3> p{};
-            s >> p[0] >> p[1] >> p[2];
-            out.push_back(p);
-        }
-    return out;
-}
 
-double farthest(const std::vector<std::array<double, 3>>& a, const std::vector<std::array<double, 3>>& b) {
-    double worst = 0;
-    for (auto& p : a) {
-        double best = INFINITY;
-        for (auto& q : b) best = std::min(best, std::hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]));
-        worst = std::max(worst, best);
-    }
-    return worst;
-}
 
 }  // namespace
 
@@ -205,7 +183,7 @@ TEST(FbxCorpus, AssimpAgreesOnVertexPositions) {
         const fs::path theirs_path = dir / "assimp.obj";
         const std::string cmd = "assimp export '" + in.string() + "' '" + theirs_path.string() + "' > /dev/null 2>&1";
         ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-        const auto theirs = obj_positions(theirs_path);
+        const auto theirs = obj_vertex_positions(theirs_path);
         auto scene = load(in.string());
         ASSERT_TRUE(scene) << scene.error().to_string();
         std::vector<std::array<double, 3>> ours;
@@ -216,7 +194,7 @@ TEST(FbxCorpus, AssimpAgreesOnVertexPositions) {
                 size = std::max({size, double(std::fabs(p[0])), double(std::fabs(p[1])), double(std::fabs(p[2]))});
             }
         ASSERT_FALSE(theirs.empty()) << name;
-        const double error = std::max(farthest(ours, theirs), farthest(theirs, ours));
+        const double error = point_set_distance(ours, theirs);
         EXPECT_LE(error, 1e-5 * size) << name << ": model size " << size;
         std::cout << "[ note ] " << name << ": " << ours.size() << " vertices, assimp " << theirs.size() << ", farthest " << error << " (size " << size << ")\n";
     }
@@ -247,7 +225,7 @@ TEST(FbxCorpus, AsciiSixAndBinarySevenTwinsAgree) {
         };
         double size = 0;
         for (auto& p : points(*seven, nullptr, 0)) size = std::max({size, std::fabs(p[0]), std::fabs(p[1]), std::fabs(p[2])});
-        EXPECT_LE(std::max(farthest(points(*six, nullptr, 0), points(*seven, nullptr, 0)), farthest(points(*seven, nullptr, 0), points(*six, nullptr, 0))), 1e-5 * size);
+        EXPECT_LE(point_set_distance(points(*six, nullptr, 0), points(*seven, nullptr, 0)), 1e-5 * size);
         size_t compared = 0;
         for (const Animation& s7 : seven->animations) {
             const std::string short_name = s7.name.substr(s7.name.rfind('|') + 1);
@@ -257,7 +235,7 @@ TEST(FbxCorpus, AsciiSixAndBinarySevenTwinsAgree) {
             if (!s6) continue;
             EXPECT_NEAR(s6->duration(), s7.duration(), 1e-4) << s7.name;
             for (float t : {0.0f, s7.duration() / 2, s7.duration()}) {
-                const double e = std::max(farthest(points(*six, s6, t), points(*seven, &s7, t)), farthest(points(*seven, &s7, t), points(*six, s6, t)));
+                const double e = point_set_distance(points(*six, s6, t), points(*seven, &s7, t));
                 EXPECT_LE(e, 1e-5 * size) << s7.name << " at " << t;
             }
             ++compared;

@@ -90,31 +90,7 @@ TEST(ObjCorpus, EveryFileReadsWithItsCounts) {
     EXPECT_LT(ball->materials[0].diffuse[1], 0.1f);
 }
 
-// OBJ `v` lines as assimp writes them.
-std::vector<std::array<double, 3>> obj_positions(const fs::path& path) {
-    std::ifstream in(path);
-    std::vector<std::array<double, 3>> out;
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("v ", 0) == 0) {
-            std::istringstream s(line.substr(2));
-            std::array<double, 3> p{};
-            s >> p[0] >> p[1] >> p[2];
-            out.push_back(p);
-        }
-    return out;
-}
 
-// The largest distance from a point of `a` to the nearest point of `b`.
-double farthest(const std::vector<std::array<double, 3>>& a, const std::vector<std::array<double, 3>>& b) {
-    double worst = 0;
-    for (auto& p : a) {
-        double best = INFINITY;
-        for (auto& q : b) best = std::min(best, std::hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]));
-        worst = std::max(worst, best);
-    }
-    return worst;
-}
 
 TEST(ObjCorpus, AssimpAgreesOnVertexPositions) {
     RIGPORT_REQUIRE_CORPUS();
@@ -126,7 +102,7 @@ TEST(ObjCorpus, AssimpAgreesOnVertexPositions) {
         const fs::path out = in.parent_path() / "assimp_out.obj";
         const std::string cmd = "assimp export '" + in.string() + "' '" + out.string() + "' > /dev/null 2>&1";
         ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-        const auto theirs = obj_positions(out);
+        const auto theirs = obj_vertex_positions(out);
         auto scene = load(in.string());
         ASSERT_TRUE(scene) << scene.error().to_string();
         // Both keep OBJ's positions as written (no change of axes).
@@ -138,7 +114,7 @@ TEST(ObjCorpus, AssimpAgreesOnVertexPositions) {
                 size = std::max({size, double(std::fabs(p[0])), double(std::fabs(p[1])), double(std::fabs(p[2]))});
             }
         ASSERT_FALSE(theirs.empty()) << e.stem;
-        const double error = std::max(farthest(ours, theirs), farthest(theirs, ours));
+        const double error = point_set_distance(ours, theirs);
         EXPECT_LE(error, 1e-5 * size) << e.stem << ": model size " << size;
         worst_ratio = std::max(worst_ratio, error / size);
         std::cout << "[ note ] " << e.stem << ": " << ours.size() << " vertices, assimp " << theirs.size() << ", max distance " << error << " (model size "

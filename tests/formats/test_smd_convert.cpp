@@ -54,36 +54,7 @@ TEST(SmdConvert, ReferenceAndAnimationToIqmAndGlbValidate) {
     EXPECT_NE(f.out.find("smd"), std::string::npos) << f.out;
 }
 
-// OBJ `v` lines as assimp writes them.
-std::vector<std::array<double, 3>> obj_positions(const fs::path& path) {
-    std::ifstream in(path);
-    std::vector<std::array<double, 3>> out;
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("v ", 0) == 0) {
-            std::istringstream s(line.substr(2));
-            std::array<double, 3> p{};
-            s >> p[0] >> p[1] >> p[2];
-            out.push_back(p);
-        }
-    return out;
-}
 
-// The largest distance from a point of `a` to the nearest point of `b`.
-double farthest(const std::vector<std::array<double, 3>>& a, std::vector<std::array<double, 3>> b) {
-    std::sort(b.begin(), b.end());
-    double worst = 0;
-    for (auto& p : a) {
-        double best = INFINITY;
-        auto it = std::lower_bound(b.begin(), b.end(), std::array<double, 3>{p[0] - worst - 1e-3, -INFINITY, -INFINITY});
-        for (; it != b.end() && (*it)[0] <= p[0] + std::min(best, worst + 1e-3); ++it)
-            best = std::min(best, std::hypot((*it)[0] - p[0], (*it)[1] - p[1], (*it)[2] - p[2]));
-        if (best == INFINITY)
-            for (auto& q : b) best = std::min(best, std::hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]));
-        worst = std::max(worst, best);
-    }
-    return worst;
-}
 
 TEST(SmdConvert, AssimpAgreesOnVertexPositions) {
     RIGPORT_REQUIRE_CORPUS();
@@ -96,7 +67,7 @@ TEST(SmdConvert, AssimpAgreesOnVertexPositions) {
         const fs::path obj = dir / (std::string(stem) + ".obj");
         const std::string cmd = "assimp export '" + in.string() + "' '" + obj.string() + "' > /dev/null 2>&1";
         ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-        const auto theirs = obj_positions(obj);
+        const auto theirs = obj_vertex_positions(obj);
         auto scene = load(in.string());
         ASSERT_TRUE(scene) << scene.error().to_string();
         // assimp keeps SMD's model-space positions as they are (no change of axes).
@@ -108,7 +79,7 @@ TEST(SmdConvert, AssimpAgreesOnVertexPositions) {
                 size = std::max({size, double(std::fabs(p[0])), double(std::fabs(p[1])), double(std::fabs(p[2]))});
             }
         ASSERT_FALSE(theirs.empty()) << stem;
-        const double error = std::max(farthest(ours, theirs), farthest(theirs, ours));
+        const double error = point_set_distance(ours, theirs);
         EXPECT_LE(error, 1e-5 * size) << stem << ": model size " << size;
         std::cout << "[ note ] " << stem << ": " << ours.size() << " vertices, assimp " << theirs.size() << ", max distance " << error
                   << " (model size " << size << ")\n";
