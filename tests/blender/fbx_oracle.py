@@ -46,6 +46,10 @@ for req in requests:
                 bone.rotation_quaternion = (1, 0, 0, 0)
                 bone.rotation_euler = (0, 0, 0)
                 bone.scale = (1, 1, 1)
+    for o in meshes:  # blend shape weights: the stack's action on the mesh's shape keys
+        keys = o.data.shape_keys
+        if keys is not None and keys.animation_data is not None:
+            keys.animation_data.action = action_for(keys, req["stack"]) if req["stack"] else None
     frame = req["time"] * fps
     scene.frame_set(int(frame // 1), subframe=frame % 1)
     depsgraph = bpy.context.evaluated_depsgraph_get()

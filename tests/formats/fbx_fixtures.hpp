@@ -18,7 +18,8 @@ namespace rigport::test {
 // normals +Z, UVs V-flipped, two triangles (0 1 2) (0 2 3); joints Root (0,1,0) and Tip (0,1,0)
 // turned 90 degrees about Z under it; vertices 0, 1 on Root, 2, 3 on Tip; material 'Skin' red with
 // tex/skin.png; Y up, 1 cm units; an animation "Bend" (24 fps) turning Tip's Lcl Rotation Z from
-// 0 to 90 degrees from 1 s to 2 s of the file's time (the stack starts at 1 s).
+// 0 to 90 degrees from 1 s to 2 s of the file's time (the stack starts at 1 s); a blend shape
+// "Lift" at 50 % moving vertices 2 and 3 by (0, 0, 1).
 inline std::string fbx_skinned_quad_ascii() {
     return R"(; FBX 7.4.0 project file
 ; written by hand for rigport's tests
@@ -139,6 +140,25 @@ Objects:  {
 			a: 0,1,0,0,-1,0,0,0,0,0,1,0,0,2,0,1
 		}
 	}
+	Deformer: 1400, "Deformer::Shapes", "BlendShape" {
+		Version: 100
+	}
+	Deformer: 1500, "SubDeformer::Lift", "BlendShapeChannel" {
+		Version: 100
+		DeformPercent: 50
+		FullWeights: *1 {
+			a: 100
+		}
+	}
+	Geometry: 1600, "Geometry::Lift", "Shape" {
+		Version: 100
+		Indexes: *2 {
+			a: 2,3
+		}
+		Vertices: *6 {
+			a: 0,0,1,0,0,1
+		}
+	}
 	AnimationStack: 1000, "AnimStack::Bend", "" {
 		Properties70:  {
 			P: "LocalStart", "KTime", "Time", "",46186158000
@@ -183,6 +203,9 @@ Connections:  {
 	C: "OO",900,700
 	C: "OO",300,800
 	C: "OO",400,900
+	C: "OO",1400,100
+	C: "OO",1500,1400
+	C: "OO",1600,1500
 	C: "OO",1100,1000
 	C: "OO",1200,1100
 	C: "OP",1200,400, "Lcl Rotation"

@@ -62,6 +62,10 @@ void expect_skinned_quad(const Scene& s) {
         EXPECT_EQ(m.skin.begin(v)->joint, v < 2 ? 0u : 1u);
         EXPECT_EQ(m.skin.begin(v)->weight, 1.0f);
     }
+    ASSERT_EQ(m.morph_targets.size(), 1u);
+    EXPECT_EQ(m.morph_targets[0].name, "Lift");
+    EXPECT_FLOAT_EQ(m.morph_targets[0].default_weight, 0.5f);
+    EXPECT_EQ(m.morph_targets[0].position_deltas, (std::vector<Vec3>{{0, 0, 0}, {0, 0, 0}, {0, 0, 1}, {0, 0, 1}}));
     ASSERT_EQ(s.materials.size(), 1u);
     EXPECT_EQ(m.material, 0);
     EXPECT_EQ(s.materials[0].name, "Skin");

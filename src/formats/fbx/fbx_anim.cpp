@@ -93,6 +93,7 @@ struct Take {
     std::string name;
     std::optional<int64_t> start, stop;
     std::map<uint32_t, Channels> animated;  // by model
+    std::map<uint32_t, const Curve*> weights;  // DeformPercent by blend shape channel object
     std::vector<int64_t> times;
 };
 
@@ -133,7 +134,26 @@ bool gather_stacks(const Objects& objects, const std::vector<uint32_t>& model_of
                 model = model_of[l.object];
                 break;
             }
-            if (model == none) continue;
+            if (model == none) {
+                // A blend shape channel's DeformPercent: a morph weight (percent) over time.
+                for (const Link& l : objects.parents[cn]) {
+                    if (objects[l.object].kind != "Deformer" || l.property != "DeformPercent") continue;
+                    for (const Link& c : objects.children[cn]) {
+                        if (objects[c.object].kind != "AnimationCurve" || c.property != "d|DeformPercent") continue;
+                        auto it = curves.find(c.object);
+                        if (it == curves.end()) {
+                            Curve curve;
+                            if (!read_curve(objects[c.object], curve, error)) return false;
+                            for (int64_t f : curve.flags) counts.cubic += (f & interpolation_cubic) != 0;
+                            it = curves.emplace(c.object, std::move(curve)).first;
+                        }
+                        if (it->second.times.empty()) continue;
+                        take.weights[l.object] = &it->second;
+                        take.times.insert(take.times.end(), it->second.times.begin(), it->second.times.end());
+                    }
+                }
+                continue;
+            }
             if (channel < 0) {
                 ++counts.other_properties;
                 continue;
@@ -399,9 +419,25 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
             }
             for (auto& t : tracks) anim.tracks.push_back(std::move(t));
         }
+        // Morph weights of every mesh with a driven channel, at the same samples.
+        std::map<uint32_t, std::vector<const MorphBinding*>> by_mesh;
+        for (const MorphBinding& b : g.bindings)
+            if (take.weights.count(b.channel)) by_mesh[b.mesh].push_back(&b);
+        for (const auto& [mesh, driven] : by_mesh) {
+            const Mesh& m = scene.meshes[mesh];
+            MorphWeightTrack w;
+            w.mesh = mesh;
+            for (size_t i = 0; i < samples.size(); ++i) {
+                w.times.push_back(float(double(samples[i]) / ticks_per_second));
+                for (const MorphTarget& t : m.morph_targets) w.weights.push_back(t.default_weight);
+                float* row = &w.weights[w.weights.size() - m.morph_targets.size()];
+                for (const MorphBinding* b : driven) row[b->target] = float(evaluate(*take.weights.at(b->channel), samples[i]) / 100.0);
+            }
+            anim.morph_tracks.push_back(std::move(w));
+        }
         // Keys that hold every joint at its bind pose still make an animation (a rest pose
         // clip): the first joint's pose as one key keeps it in formats that need a channel.
-        if (anim.tracks.empty() && joints > 0) {
+        if (anim.tracks.empty() && anim.morph_tracks.empty() && joints > 0) {
             const Transform& b = scene.skeleton.joints[0].bind;
             anim.tracks.push_back({0, Channel::Translation, Interpolation::Linear, {0.0f}, {b.translate.begin(), b.translate.end()}});
             anim.tracks.push_back({0, Channel::Rotation, Interpolation::Linear, {0.0f}, {b.rotate.begin(), b.rotate.end()}});

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "formats/fbx/fbx_mesh.hpp"
 #include "formats/fbx/fbx_objects.hpp"
 #include "formats/fbx/fbx_transform.hpp"
 #include "rigport/scene.hpp"
@@ -23,6 +24,7 @@ struct ModelGraph {
     std::vector<Mat4> local;             // at rest
     std::vector<int32_t> joint_of;       // model -> joint, or -1
     std::vector<uint32_t> joint_model;   // joint -> model
+    std::vector<MorphBinding> bindings;  // blend shape channels -> morph targets
 };
 
 // GlobalSettings' TimeMode (and CustomFrameRate) as frames per second; 0 when not told.

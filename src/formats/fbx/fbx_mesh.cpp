@@ -88,11 +88,13 @@ std::array<double, 3> apply(const Mat4& m, const double* p, double w) {
 struct Builder {
     Mesh mesh;
     std::unordered_map<std::string, uint32_t> vertex_of;
+    std::vector<int64_t> point_of;  // per vertex: its control point
 };
 
 }  // namespace
 
-bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOptions& options, Scene& scene, Error& error) {
+bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOptions& options, Scene& scene,
+               std::vector<MorphBinding>& bindings, Error& error) {
     const Node& g = *geometry.node;
     std::vector<double> points;
     std::vector<int64_t> polygon_vertex;
@@ -190,6 +192,7 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
             auto [it, fresh] = b.vertex_of.emplace(key, b.mesh.vertex_count());
             if (fresh) {
                 Mesh& mesh = b.mesh;
+                b.point_of.push_back(v);
                 const auto p = apply(m, &points[size_t(v) * 3], 1);
                 mesh.positions.push_back({float(p[0]), float(p[1]), float(p[2])});
                 size_t at = sizeof v;
@@ -244,10 +247,43 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
         scene.warnings.add(WarningCode::Ignored, fmt::format("geometry '{}': {} polygons with fewer than 3 corners (points, lines) left out", geometry.name, dropped), g.offset);
     if (missing_values)
         scene.warnings.add(WarningCode::Substituted, fmt::format("geometry '{}': {} corner values missing from their layer (index out of range or -1); zeros used", geometry.name, missing_values), g.offset);
+    // Blend shapes: each vertex moves by its control point's delta (the placement's linear part
+    // turns the deltas as it turns the points).
+    std::vector<std::vector<double>> per_point(place.shapes.size());
+    for (size_t k = 0; k < place.shapes.size(); ++k) {
+        const ShapeInput& shape = place.shapes[k];
+        if (shape.deltas.size() != shape.indexes.size() * 3) {
+            error = error_at(g, fmt::format("geometry '{}': shape '{}' has {} indexes and {} delta numbers", geometry.name, shape.name,
+                                            shape.indexes.size(), shape.deltas.size()));
+            return false;
+        }
+        per_point[k].assign(size_t(point_count) * 3, 0.0);
+        for (size_t i = 0; i < shape.indexes.size(); ++i) {
+            const int64_t point = shape.indexes[i];
+            if (point < 0 || point >= point_count) {
+                error = error_at(g, fmt::format("geometry '{}': shape '{}' moves control point {} of {}", geometry.name, shape.name, point, point_count));
+                return false;
+            }
+            const auto d = apply(m, &shape.deltas[i * 3], 0);
+            for (int c = 0; c < 3; ++c) per_point[k][size_t(point) * 3 + size_t(c)] += d[size_t(c)];
+        }
+    }
     for (auto& [mat, b] : by_material) {
         if (b.mesh.triangles.empty()) continue;
         b.mesh.material = mat;
         b.mesh.name = by_material.size() > 1 && mat >= 0 ? fmt::format("{}_{}", place.name, scene.materials[size_t(mat)].name) : place.name;
+        for (size_t k = 0; k < place.shapes.size(); ++k) {
+            MorphTarget t;
+            t.name = place.shapes[k].name;
+            t.default_weight = place.shapes[k].default_weight;
+            t.position_deltas.reserve(b.point_of.size());
+            for (int64_t point : b.point_of) {
+                const double* d = &per_point[k][size_t(point) * 3];
+                t.position_deltas.push_back({float(d[0]), float(d[1]), float(d[2])});
+            }
+            bindings.push_back({uint32_t(scene.meshes.size()), uint32_t(b.mesh.morph_targets.size()), place.shapes[k].channel});
+            b.mesh.morph_targets.push_back(std::move(t));
+        }
         scene.meshes.push_back(std::move(b.mesh));
     }
     return true;

@@ -13,15 +13,32 @@
 
 namespace rigport::fbx {
 
+// A blend shape channel's target (docs/fbx.md §2.7): control points moved by deltas.
+struct ShapeInput {
+    std::string name;
+    float default_weight = 0;            // DeformPercent / 100
+    uint32_t channel = 0;                // the BlendShapeChannel object, for its weight's animation
+    std::vector<int64_t> indexes;        // control points
+    std::vector<double> deltas;          // x y z per index
+};
+
+// Which morph target of which scene mesh a blend shape channel drives.
+struct MorphBinding {
+    uint32_t mesh = 0, target = 0, channel = 0;
+};
+
 struct MeshPlacement {
     Mat4 matrix;                                          // control points -> the scene's space
     const std::vector<std::vector<Influence>>* skin = nullptr;  // per control point, or null
     int32_t rigid_joint = -1;                             // unskinned: every vertex bound to it
     std::vector<int32_t> materials;                       // the model's material slots -> Scene::materials
     std::string name;
+    std::vector<ShapeInput> shapes;                       // become each mesh's morph targets
 };
 
-// Appends the geometry's meshes (one per material slot used) to `scene`.
-bool read_mesh(const Object& geometry, const MeshPlacement& placement, const LoadOptions& options, Scene& scene, Error& error);
+// Appends the geometry's meshes (one per material slot used) to `scene`, and a binding per morph
+// target made.
+bool read_mesh(const Object& geometry, const MeshPlacement& placement, const LoadOptions& options, Scene& scene,
+               std::vector<MorphBinding>& bindings, Error& error);
 
 }  // namespace rigport::fbx

@@ -281,14 +281,44 @@ private:
                             break;
                         }
                 }
+                read_shapes(g, place.shapes);
                 Error error;
-                if (!read_mesh(objects_[g], place, options_, scene_, error)) {
+                if (!read_mesh(objects_[g], place, options_, scene_, bindings_, error)) {
                     error_ = error;
                     return false;
                 }
             }
         }
         return true;
+    }
+
+    // Blend shapes under a geometry: BlendShape -> BlendShapeChannel (DeformPercent) -> Shape
+    // geometries (Indexes, Vertices as deltas). A channel with in-between shapes keeps its last,
+    // full-weight one (a warning).
+    void read_shapes(uint32_t g, std::vector<ShapeInput>& out) {
+        for (uint32_t bs : objects_.children_of(g, "Deformer")) {
+            if (objects_[bs].subclass != "BlendShape") continue;
+            for (uint32_t ch : objects_.children_of(bs, "Deformer")) {
+                if (objects_[ch].subclass != "BlendShapeChannel") continue;
+                std::vector<uint32_t> shapes;
+                for (uint32_t sh : objects_.children_of(ch, "Geometry"))
+                    if (objects_[sh].subclass == "Shape") shapes.push_back(sh);
+                if (shapes.empty()) continue;
+                in_between_ += shapes.size() - 1;
+                const Node& shape = *objects_[shapes.back()].node;
+                ShapeInput in;
+                in.name = objects_[ch].name;
+                in.channel = ch;
+                double percent = property_number(objects_[ch], "DeformPercent", 0);
+                if (const Node* d = objects_[ch].node->child("DeformPercent"); d && !d->properties.empty() && d->properties[0].is_number())
+                    percent = d->properties[0].number;
+                in.default_weight = std::isfinite(percent) ? float(percent / 100.0) : 0.0f;
+                const Node* indexes = shape.child("Indexes");
+                const Node* vertices = shape.child("Vertices");
+                if (!indexes || !vertices || !indexes->integers_of(in.indexes) || !vertices->numbers_of(in.deltas)) continue;
+                out.push_back(std::move(in));
+            }
+        }
     }
 
     bool read_stacks() {
@@ -301,6 +331,7 @@ private:
         graph.local = local_;
         graph.joint_of = joint_of_;
         graph.joint_model = joint_model_;
+        graph.bindings = bindings_;
         Error error;
         if (read_animations(doc_, graph, options_, scene_, error)) return true;
         error_ = error;
@@ -309,9 +340,8 @@ private:
 
     // What this reader does not turn into scene data yet is said, never dropped in silence.
     void note_unread() {
-        size_t shapes = 0;
-        for (const Object& o : objects_.list) shapes += o.kind == "Deformer" && o.subclass == "BlendShape";
-        if (shapes) scene_.warnings.add(WarningCode::Ignored, fmt::format("{} blend shapes not read: rigport's FBX reader does not read morph targets yet", shapes));
+        if (in_between_)
+            scene_.warnings.add(WarningCode::Ignored, fmt::format("{} in-between blend shapes left out: each channel keeps its full-weight shape", in_between_));
     }
 
     const Document& doc_;
@@ -326,7 +356,8 @@ private:
     std::unordered_map<uint32_t, Skin> skins_;
     std::unordered_map<uint32_t, Mat4> bind_world_;
     std::unordered_map<uint32_t, int32_t> material_of_;
-    size_t sheared_ = 0;
+    std::vector<MorphBinding> bindings_;
+    size_t sheared_ = 0, in_between_ = 0;
 };
 
 }  // namespace
