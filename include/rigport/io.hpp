@@ -27,6 +27,10 @@ struct LoadOptions {
     uint32_t threads = 0;
     // Keys per second at which a reader resamples curves it cannot keep as keys (glTF CUBICSPLINE).
     float resample_rate = 30.0f;
+    // Also sample at resample_rate the curves a reader keeps as keys although they interpolate
+    // otherwise than rigport between them (FBX: Euler angles per channel, cubic keys), so the
+    // motion between keys follows the file more closely. Off: keys at the file's key times only.
+    bool resample_curves = false;
     // Reads a file the model refers to (a .gltf's external buffer), given its URI as written in
     // the file, percent-decoded: a relative path. load(path) sets one reading beside the model
     // (resource_reader) when none is given; without one such a model cannot be read from bytes.

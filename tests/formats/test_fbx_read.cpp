@@ -251,3 +251,36 @@ TEST(FbxCorpus, AsciiSixAndBinarySevenTwinsAgree) {
         std::cout << "[ note ] " << ascii_name << ": " << compared << " animations compared with its binary twin\n";
     }
 }
+
+// LoadOptions::resample_curves (the CLI's --resample): keys every 1/30 s as well, and at the
+// file's own key times the same poses as without.
+TEST(FbxCorpus, ResampledCurvesKeepThePosesAtTheKeys) {
+    RIGPORT_REQUIRE_CORPUS();
+    const fs::path in = corpus_dir() / "fbx" / "ufbx_ufbx__maya_kenney_character_7700_binary.fbx";
+    if (!fs::exists(in)) GTEST_SKIP() << in << " not in the corpus";
+    auto plain = load(in.string());
+    LoadOptions options;
+    options.resample_curves = true;
+    auto dense = load(in.string(), options);
+    ASSERT_TRUE(plain) << plain.error().to_string();
+    ASSERT_TRUE(dense) << dense.error().to_string();
+    ASSERT_EQ(plain->animations.size(), dense->animations.size());
+    const Animation& a = plain->animations[0];
+    const Animation& b = dense->animations[0];
+    size_t plain_keys = 0, dense_keys = 0;
+    for (auto& t : a.tracks) plain_keys = std::max(plain_keys, t.times.size());
+    for (auto& t : b.tracks) dense_keys = std::max(dense_keys, t.times.size());
+    EXPECT_GE(dense_keys, size_t(std::floor(b.duration() * 30)));  // every 1/30 s
+    EXPECT_GT(dense_keys, plain_keys);
+    EXPECT_FLOAT_EQ(a.duration(), b.duration());
+    for (auto& t : a.tracks)
+        for (float time : t.times) {
+            const auto p = sample_pose(plain->skeleton, a, time), q = sample_pose(dense->skeleton, b, time);
+            for (size_t j = 0; j < p.size(); ++j)
+                for (int k = 0; k < 3; ++k) ASSERT_NEAR(p[j].translate[k], q[j].translate[k], 1e-4) << "joint " << j << " at " << time;
+        }
+    // And through the CLI.
+    const fs::path out = temp_dir() / "k.glb";
+    auto r = run_cli({"convert", in.string(), "--resample", "-o", out.string(), "-q"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}

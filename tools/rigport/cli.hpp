@@ -54,16 +54,21 @@ std::string printable(std::string_view text, size_t max_chars = 200);
 struct LoadFlags {
     bool allow_outside = false;  // read files a model names outside its folder
     bool allow_missing = false;  // a missing part a model names is a warning, left out
+    bool resample = false;       // FBX curves sampled at 30 keys per second besides their keys
     void add_to(CLI::App* command) {
         command->add_flag("--allow-outside", allow_outside,
                           "Read files a model names (buffers, textures, .cfg members) outside its own folder; refused by default (exit 2)");
         command->add_flag("--allow-missing", allow_missing,
                           "A missing part a model names (a .cfg member) is a warning and left out instead of an error (exit 2)");
+        command->add_flag("--resample", resample,
+                          "FBX: sample animation curves at 30 keys per second as well as at their keys (FBX interpolates Euler "
+                          "angles and cubic keys between keys; rigport's keys are exact at the file's keys either way)");
     }
     LoadOptions load_options() const {
         LoadOptions o;
         o.allow_outside = allow_outside;
         o.allow_missing = allow_missing;
+        o.resample_curves = resample;
         return o;
     }
 };

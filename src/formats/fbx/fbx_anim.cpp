@@ -351,11 +351,26 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
         for (int64_t t : times)
             if (t > start && t < stop) samples.push_back(t);
         if (stop > start) samples.push_back(stop);
-        if (take.stop && *take.stop > start && *take.stop < stop) {
-            samples.push_back(*take.stop);
-            std::sort(samples.begin(), samples.end());
-            samples.erase(std::unique(samples.begin(), samples.end()), samples.end());
+        if (take.stop && *take.stop > start && *take.stop < stop) samples.push_back(*take.stop);
+        // LoadOptions::resample_curves: also every 1/resample_rate s (on ticks, so times stay exact).
+        if (options.resample_curves) {
+            const double rate_hz = options.resample_rate;
+            if (!(rate_hz > 0) || !std::isfinite(rate_hz)) {
+                error = make_error(ErrorCode::InvalidArgument, fmt::format("resample_rate {} is not a positive rate", rate_hz));
+                return false;
+            }
+            const double step = ticks_per_second / rate_hz;
+            const double count = std::floor(double(stop - start) / step);
+            if (count * double(std::max<size_t>(scene.skeleton.joints.size(), 1)) > double(options.max_elements)) {
+                error = make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': {} resampled keys is more than {} (LoadOptions::max_elements)",
+                                                                         take.name, count, options.max_elements));
+                return false;
+            }
+            for (double k = 1; k <= count; ++k) samples.push_back(start + int64_t(std::llround(k * step)));
         }
+        std::sort(samples.begin(), samples.end());
+        samples.erase(std::unique(samples.begin(), samples.end()), samples.end());
+        while (!samples.empty() && samples.back() > stop) samples.pop_back();
         const size_t joints = scene.skeleton.joints.size();
         if (uint64_t(samples.size()) * std::max<size_t>(joints, 1) > options.max_elements) {
             error = make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': {} key times x {} joints is more than {} (LoadOptions::max_elements)",
