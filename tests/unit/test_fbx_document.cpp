@@ -145,11 +145,13 @@ TEST(FbxDocument, BinaryRecordsInEveryWidthByteOrderAndEncoding) {
 
 TEST(FbxDocument, AsciiGivesTheSameTree) {
     // 7.x arrays (*N { a: }), a comment, values on several lines after commas.
-    auto doc = parse_text("; FBX 7.4.0 project file\n"
-                          "Objects:  {\n"
-                          "\tGeometry: 42, \"Cube\\x00\\x01Geometry\", \"Mesh\" {\n"
-                          "\t\tVertices: *4 {\n\t\t\ta: 0.5,-1.25,\n3,1e300\n\t\t} ; the positions\n"
-                          "\t}\n}\n");
+    // The tree's strings point into the text: it lives as long as the tree.
+    const std::string text = "; FBX 7.4.0 project file\n"
+                             "Objects:  {\n"
+                             "\tGeometry: 42, \"Cube\\x00\\x01Geometry\", \"Mesh\" {\n"
+                             "\t\tVertices: *4 {\n\t\t\ta: 0.5,-1.25,\n3,1e300\n\t\t} ; the positions\n"
+                             "\t}\n}\n";
+    auto doc = parse_text(text);
     ASSERT_TRUE(doc) << doc.error().to_string();
     const Node* geometry = doc->root.children[0].child("Geometry");
     ASSERT_NE(geometry, nullptr);
