@@ -204,6 +204,19 @@ double farthest_point(const std::vector<std::array<double, 3>>& a, const std::ve
     return worst;
 }
 
+std::vector<std::array<double, 3>> mesh_positions(const rigport::Scene& scene) {
+    std::vector<std::array<double, 3>> out;
+    for (auto& m : scene.meshes)
+        for (auto& p : m.positions) out.push_back({p[0], p[1], p[2]});
+    return out;
+}
+
+double largest_coordinate(const std::vector<std::array<double, 3>>& points) {
+    double size = 0;
+    for (auto& p : points) size = std::max({size, std::fabs(p[0]), std::fabs(p[1]), std::fabs(p[2])});
+    return size;
+}
+
 double point_set_distance(const std::vector<std::array<double, 3>>& a, const std::vector<std::array<double, 3>>& b) {
     return std::max(farthest_point(a, b), farthest_point(b, a));
 }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "rigport/scene.hpp"
+
 namespace rigport::test {
 
 // The corpus directory: $RIGPORT_CORPUS, else ../shared/corpus beside the source tree when it
@@ -28,6 +30,9 @@ std::string corpus_format_name(const ::testing::TestParamInfo<std::vector<std::s
 std::vector<std::array<double, 3>> obj_vertex_positions(const std::filesystem::path& path);
 // The largest distance from a point of `a` to its nearest point of `b` (exact; b is searched by x).
 double farthest_point(const std::vector<std::array<double, 3>>& a, const std::vector<std::array<double, 3>>& b);
+// Every mesh's vertex positions in order, as points, and the largest |coordinate| among points.
+std::vector<std::array<double, 3>> mesh_positions(const rigport::Scene& scene);
+double largest_coordinate(const std::vector<std::array<double, 3>>& points);
 // The larger of the two: how far apart two point sets are (a symmetric Hausdorff distance).
 double point_set_distance(const std::vector<std::array<double, 3>>& a, const std::vector<std::array<double, 3>>& b);
 

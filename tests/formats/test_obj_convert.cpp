@@ -106,13 +106,8 @@ TEST(ObjCorpus, AssimpAgreesOnVertexPositions) {
         auto scene = load(in.string());
         ASSERT_TRUE(scene) << scene.error().to_string();
         // Both keep OBJ's positions as written (no change of axes).
-        std::vector<std::array<double, 3>> ours;
-        double size = 0;
-        for (auto& m : scene->meshes)
-            for (auto& p : m.positions) {
-                ours.push_back({p[0], p[1], p[2]});
-                size = std::max({size, double(std::fabs(p[0])), double(std::fabs(p[1])), double(std::fabs(p[2]))});
-            }
+        const auto ours = mesh_positions(*scene);
+        const double size = largest_coordinate(ours);
         ASSERT_FALSE(theirs.empty()) << e.stem;
         const double error = point_set_distance(ours, theirs);
         EXPECT_LE(error, 1e-5 * size) << e.stem << ": model size " << size;

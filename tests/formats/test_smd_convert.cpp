@@ -71,13 +71,8 @@ TEST(SmdConvert, AssimpAgreesOnVertexPositions) {
         auto scene = load(in.string());
         ASSERT_TRUE(scene) << scene.error().to_string();
         // assimp keeps SMD's model-space positions as they are (no change of axes).
-        std::vector<std::array<double, 3>> ours;
-        double size = 0;
-        for (auto& m : scene->meshes)
-            for (auto& p : m.positions) {
-                ours.push_back({p[0], p[1], p[2]});
-                size = std::max({size, double(std::fabs(p[0])), double(std::fabs(p[1])), double(std::fabs(p[2]))});
-            }
+        const auto ours = mesh_positions(*scene);
+        const double size = largest_coordinate(ours);
         ASSERT_FALSE(theirs.empty()) << stem;
         const double error = point_set_distance(ours, theirs);
         EXPECT_LE(error, 1e-5 * size) << stem << ": model size " << size;

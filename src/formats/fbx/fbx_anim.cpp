@@ -111,6 +111,17 @@ void add_curve(Take& take, Channels& ch, int channel, int k, const Curve& c) {
 // property) -> AnimationCurve (OP as d|X d|Y d|Z).
 bool gather_stacks(const Objects& objects, const std::vector<uint32_t>& model_of, std::map<uint32_t, Curve>& curves, std::vector<Take>& takes,
                    Counts& counts, Error& error) {
+    // Each AnimationCurve read once however many nodes share it; null after a read error.
+    auto curve_of = [&](uint32_t object) -> const Curve* {
+        auto it = curves.find(object);
+        if (it == curves.end()) {
+            Curve c;
+            if (!read_curve(objects[object], c, error)) return nullptr;
+            for (int64_t f : c.flags) counts.cubic += (f & interpolation_cubic) != 0;
+            it = curves.emplace(object, std::move(c)).first;
+        }
+        return &it->second;
+    };
     for (uint32_t s = 0; s < objects.list.size(); ++s) {
         const Object& stack = objects[s];
         if (stack.kind != "AnimationStack") continue;
@@ -140,16 +151,11 @@ bool gather_stacks(const Objects& objects, const std::vector<uint32_t>& model_of
                     if (objects[l.object].kind != "Deformer" || l.property != "DeformPercent") continue;
                     for (const Link& c : objects.children[cn]) {
                         if (objects[c.object].kind != "AnimationCurve" || c.property != "d|DeformPercent") continue;
-                        auto it = curves.find(c.object);
-                        if (it == curves.end()) {
-                            Curve curve;
-                            if (!read_curve(objects[c.object], curve, error)) return false;
-                            for (int64_t f : curve.flags) counts.cubic += (f & interpolation_cubic) != 0;
-                            it = curves.emplace(c.object, std::move(curve)).first;
-                        }
-                        if (it->second.times.empty()) continue;
-                        take.weights[l.object] = &it->second;
-                        take.times.insert(take.times.end(), it->second.times.begin(), it->second.times.end());
+                        const Curve* curve = curve_of(c.object);
+                        if (!curve) return false;
+                        if (curve->times.empty()) continue;
+                        take.weights[l.object] = curve;
+                        take.times.insert(take.times.end(), curve->times.begin(), curve->times.end());
                     }
                 }
                 continue;
@@ -172,14 +178,9 @@ bool gather_stacks(const Objects& objects, const std::vector<uint32_t>& model_of
                 if (objects[l.object].kind != "AnimationCurve" || l.property.size() != 3 || l.property.substr(0, 2) != "d|") continue;
                 const int k = l.property[2] - 'X';
                 if (k < 0 || k > 2) continue;
-                auto it = curves.find(l.object);
-                if (it == curves.end()) {
-                    Curve c;
-                    if (!read_curve(objects[l.object], c, error)) return false;
-                    for (int64_t f : c.flags) counts.cubic += (f & interpolation_cubic) != 0;
-                    it = curves.emplace(l.object, std::move(c)).first;
-                }
-                add_curve(take, ch, channel, k, it->second);
+                const Curve* curve = curve_of(l.object);
+                if (!curve) return false;
+                add_curve(take, ch, channel, k, *curve);
             }
         }
     }
