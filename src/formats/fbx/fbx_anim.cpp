@@ -381,10 +381,11 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
 
         // Every joint's local pose at every sample, through the transform rule.
         std::vector<std::vector<Transform>> poses(joints, std::vector<Transform>(samples.size()));
+        std::vector<Placement> placed(g.models.size());
         std::vector<Mat4> world(g.models.size());
         for (size_t i = 0; i < samples.size(); ++i) {
             for (uint32_t m : g.order) {
-                Mat4 local = g.local[m];
+                const Placement* parent = g.parent[m] == none ? nullptr : &placed[g.parent[m]];
                 if (auto a = animated.find(m); a != animated.end()) {
                     NodeTransform t = g.transforms[m];
                     D3* targets[3] = {&t.translation, &t.rotation, &t.scaling};
@@ -393,9 +394,11 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
                         for (int k = 0; k < 3; ++k)
                             if (const Curve* curve = a->second.curves[size_t(c)][size_t(k)]) (*targets[c])[size_t(k)] = evaluate(*curve, samples[i]);
                     }
-                    local = local_matrix(t);
+                    placed[m] = place(t, local_matrix(t), parent);
+                } else {
+                    placed[m] = place(g.transforms[m], g.local[m], parent);
                 }
-                world[m] = g.parent[m] == none ? local : multiply(world[g.parent[m]], local);
+                world[m] = placed[m].world;
             }
             for (size_t j = 0; j < joints; ++j) {
                 const uint32_t m = g.joint_model[j];

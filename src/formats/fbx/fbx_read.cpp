@@ -100,6 +100,7 @@ private:
         }
         // World matrices parent-first; a chain longer than the model count is a cycle.
         world_.assign(n, identity_matrix());
+        std::vector<Placement> placed(n);
         order_.clear();
         std::vector<std::vector<uint32_t>> kids(n);
         std::vector<uint32_t> roots;
@@ -109,7 +110,8 @@ private:
             const uint32_t m = stack.back();
             stack.pop_back();
             order_.push_back(m);
-            world_[m] = parent_[m] == none ? local_[m] : multiply(world_[parent_[m]], local_[m]);
+            placed[m] = place(transforms_[m], local_[m], parent_[m] == none ? nullptr : &placed[parent_[m]]);
+            world_[m] = placed[m].world;
             for (auto it = kids[m].rbegin(); it != kids[m].rend(); ++it) stack.push_back(*it);
         }
         if (order_.size() != n) {
@@ -170,7 +172,7 @@ private:
 
     // Joints: every bone-kind model and every model a cluster follows, with their ancestors.
     // Each joint's bind pose is its TransformLink where a cluster gives one, else its place under
-    // its parent's bind pose by its own transform.
+    // its parent's bind pose as the scene places it.
     bool build_skeleton() {
         const size_t n = models_.size();
         joint_of_.assign(n, -1);
@@ -182,7 +184,10 @@ private:
         bind_.assign(n, identity_matrix());
         for (uint32_t m : order_) {
             auto link = bind_world_.find(m);
-            bind_[m] = link != bind_world_.end() ? link->second : parent_[m] == none ? local_[m] : multiply(bind_[parent_[m]], local_[m]);
+            // Without a TransformLink a joint keeps its place under its parent as the scene has it.
+            bind_[m] = link != bind_world_.end() ? link->second
+                     : parent_[m] == none        ? world_[m]
+                                                 : multiply(bind_[parent_[m]], multiply(inverse_affine(world_[parent_[m]]), world_[m]));
         }
         for (uint32_t m : order_) {
             if (!wanted[m]) continue;

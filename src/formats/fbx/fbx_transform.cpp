@@ -33,6 +33,8 @@ Mat4 axis_rotation(int axis, double degrees) {
 
 D3 negate(const D3& v) { return {-v[0], -v[1], -v[2]}; }
 
+D3 times(const D3& a, const D3& b) { return {a[0] * b[0], a[1] * b[1], a[2] * b[2]}; }
+
 }  // namespace
 
 NodeTransform node_transform(const Object& model) {
@@ -87,6 +89,32 @@ Mat4 local_matrix(const NodeTransform& t) {
 Mat4 geometric_matrix(const NodeTransform& t) {
     return multiply(translation_matrix(t.geometric_translation),
                     multiply(euler_matrix(t.geometric_rotation, 0), scaling_matrix(t.geometric_scaling)));
+}
+
+Placement place(const NodeTransform& t, const Mat4& local, const Placement* parent) {
+    static const Placement root;
+    const Placement& p = parent ? *parent : root;
+    // The local matrix is T(translation) * rotation * S(scaling): every pivot and offset ends
+    // in its translation column, the pre / post rotations in its rotation.
+    const Mat4 rotation = multiply(euler_matrix(t.pre_rotation, 0), multiply(euler_matrix(t.rotation, t.rotation_order), inverse_affine(euler_matrix(t.post_rotation, 0))));
+    const D3 at{local[3][0], local[3][1], local[3][2]};
+    Placement out;
+    out.inherit_scale = t.scaling;
+    if (t.inherit_type == 1 || !parent) {  // RSrs, and any root: plain composition
+        out.world = multiply(p.world, local);
+        out.unscaled = multiply(p.world, multiply(translation_matrix(at), rotation));
+        return out;
+    }
+    out.unscaled = multiply(p.unscaled, multiply(translation_matrix(times(at, p.inherit_scale)), rotation));
+    if (t.inherit_type == 2) {  // Rrs: the parent's own scaling left out
+        out.ignored_scale = p.ignored_scale;
+        out.world = multiply(out.unscaled, scaling_matrix(times(t.scaling, p.ignored_scale)));
+    } else {  // RrSs: scales multiply axis by axis
+        out.inherit_scale = times(t.scaling, p.inherit_scale);
+        out.ignored_scale = p.inherit_scale;
+        out.world = multiply(out.unscaled, scaling_matrix(out.inherit_scale));
+    }
+    return out;
 }
 
 }  // namespace rigport::fbx

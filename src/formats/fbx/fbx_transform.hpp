@@ -30,4 +30,17 @@ Mat4 euler_matrix(const D3& degrees, int order);
 Mat4 local_matrix(const NodeTransform& t);
 Mat4 geometric_matrix(const NodeTransform& t);
 
+// A model's place in the world under its parent's, by its InheritType (docs/fbx.md §2.2; the
+// reading ufbx gives the three types): RSrs composes matrices (world = parent * local); Rrs
+// ignores the parent's own scaling (Maya's segment scale compensate); RrSs scales the child's
+// axes by the parent's scales component by component, after the child's rotation. Translations
+// are scaled by the parent's scaling in every type.
+struct Placement {
+    Mat4 world = identity_matrix();
+    Mat4 unscaled = identity_matrix();  // world without the scaling the node passes on
+    D3 inherit_scale{1, 1, 1};          // the scaling an RrSs / Rrs child sees from this node
+    D3 ignored_scale{1, 1, 1};          // the scaling an Rrs child keeps (its grandparents')
+};
+Placement place(const NodeTransform& t, const Mat4& local, const Placement* parent);
+
 }  // namespace rigport::fbx
