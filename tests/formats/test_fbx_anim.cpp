@@ -4,6 +4,7 @@
 // combined by weight and blend mode.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <string>
 
@@ -98,4 +99,110 @@ TEST(FbxTransform, IgnoredParentScaleHoldsThroughAnAnimation) {
     EXPECT_NEAR(at(1)[0], 2.0, 1e-5);  // Knee moved by Hip's scaling
     EXPECT_NEAR(at(2)[0], 3.0, 1e-5);  // Toe one unit further: Knee's axes are not scaled
     EXPECT_NEAR(transform_point(world[1], {0, 1, 0})[1], 1.0, 1e-5);
+}
+
+namespace {
+
+constexpr int64_t second = 46186158000;  // FBX ticks
+
+// An AnimationCurve from (seconds, value) keys, per-key flags and KeyAttrDataFloat (4 per key,
+// written as ASCII files write them: each float's bit pattern as an integer).
+std::string curve(int id, const std::vector<std::pair<double, double>>& keys, const std::vector<int64_t>& flags, const std::vector<float>& data) {
+    std::string times, values, f, d, counts;
+    for (auto [t, v] : keys) {
+        times += (times.empty() ? "" : ",") + std::to_string(int64_t(std::llround(t * second)));
+        values += (values.empty() ? "" : ",") + std::to_string(v);
+    }
+    for (int64_t x : flags) {
+        f += (f.empty() ? "" : ",") + std::to_string(x);
+        counts += std::string(counts.empty() ? "" : ",") + "1";
+    }
+    for (float x : data) d += (d.empty() ? "" : ",") + std::to_string(std::bit_cast<uint32_t>(x));
+    const auto n = [](size_t k) { return std::to_string(k); };
+    return "\tAnimationCurve: " + n(size_t(id)) + ", \"AnimCurve::\", \"\" {\n\t\tKeyTime: *" + n(keys.size()) + " {\n\t\t\ta: " + times +
+           "\n\t\t}\n\t\tKeyValueFloat: *" + n(keys.size()) + " {\n\t\t\ta: " + values + "\n\t\t}\n\t\tKeyAttrFlags: *" + n(flags.size()) +
+           " {\n\t\t\ta: " + f + "\n\t\t}\n\t\tKeyAttrDataFloat: *" + n(data.size()) + " {\n\t\t\ta: " + d +
+           "\n\t\t}\n\t\tKeyAttrRefCount: *" + n(flags.size()) + " {\n\t\t\ta: " + counts + "\n\t\t}\n\t}\n";
+}
+
+// Weights packed as KeyAttrDataFloat's third value: right in the low 16 bits, next-left high.
+float packed_weights(double right, double next_left) {
+    return std::bit_cast<float>(uint32_t(std::lround(right * 1e4)) | uint32_t(std::lround(next_left * 1e4)) << 16);
+}
+
+std::string node(int id, const std::string& name) { return "\tAnimationCurveNode: " + std::to_string(id) + ", \"AnimCurveNode::" + name + "\", \"\" {\n\t}\n"; }
+
+std::string link(int child, int parent, const std::string& property = "") {
+    return "\tC: \"" + std::string(property.empty() ? "OO" : "OP") + "\"," + std::to_string(child) + "," + std::to_string(parent) +
+           (property.empty() ? "" : ", \"" + property + "\"") + "\n";
+}
+
+// Y at u in [0, 1] of the Bezier (0, 0) (x1, y1) (x2, y2) (1, 1 or y3), by a dense scan of its
+// parameter: independent of the reader's Newton solve.
+double bezier_by_scan(double x1, double y1, double x2, double y2, double y3, double u) {
+    double best = 0, error = 2;
+    for (int i = 0; i <= 200000; ++i) {
+        const double s = i / 200000.0, r = 1 - s;
+        const double x = 3 * r * r * s * x1 + 3 * r * s * s * x2 + s * s * s;
+        if (std::fabs(x - u) < error) {
+            error = std::fabs(x - u);
+            best = 3 * r * r * s * y1 + 3 * r * s * s * y2 + s * s * s * y3;
+        }
+    }
+    return best;
+}
+
+}  // namespace
+
+// Each joint's X translation follows one curve; read resampled at 30 Hz and compared at times
+// on that grid with the curve's value worked out by hand (Hermite forms; a weighted span by an
+// independent scan of its Bezier).
+TEST(FbxCurves, CubicKeysBetweenKeysFollowTheirTangents) {
+    const float third = packed_weights(1.0 / 3, 1.0 / 3);
+    struct Case {
+        const char* name;
+        std::vector<std::pair<double, double>> keys;
+        std::vector<int64_t> flags;
+        std::vector<float> data;
+        std::vector<std::pair<double, double>> expected;  // (seconds, value)
+    };
+    const double weighted_at_03 = bezier_by_scan(0.1, 0, 0.9, 1, 1, 0.3);
+    const Case cases[] = {
+        // User slopes 0 and 0, weights 1/3: smoothstep 3u^2 - 2u^3.
+        {"Flat", {{0, 0}, {1, 1}}, {0x408, 0x408}, {0, 0, third, 0, 0, 0, third, 0}, {{0.3, 0.216}, {0.5, 0.5}}},
+        // User slope 2 leaving the first key: (u^3 - 2u^2 + u) * 2 + 3u^2 - 2u^3.
+        {"Slope", {{0, 0}, {1, 1}}, {0x408, 0x408}, {2, 0, third, 0, 0, 0, third, 0}, {{0.3, 0.51}, {0.5, 0.75}}},
+        // Weighted 0.1 / 0.1 (flags 0x3000000), flat: the Bezier (0,0) (0.1,0) (0.9,1) (1,1).
+        {"Weighted", {{0, 0}, {1, 1}}, {0x3000408, 0x408}, {0, 0, packed_weights(0.1, 0.1), 0, 0, 0, third, 0}, {{0.3, weighted_at_03}, {0.5, 0.5}}},
+        // Auto (0x108) over 0, 1, 0: the ends' slopes toward their neighbour (1, -1), the middle
+        // flat; the first span is (u^3 - 2u^2 + u) + 3u^2 - 2u^3.
+        {"Auto", {{0, 0}, {1, 1}, {2, 0}}, {0x108, 0x108, 0x108}, std::vector<float>(12, 0.0f), {{0.5, 0.625}, {1.5, 0.625}}},
+        // Maya's auto keys (0x6108: time-independent, progressive clamp): flat ends, smoothstep.
+        {"Clamped", {{0, 0}, {1, 1}}, {0x6108, 0x6108}, std::vector<float>(8, 0.0f), {{0.3, 0.216}, {0.5, 0.5}}},
+        // TCB (0x208) with tension, continuity and bias 0 over 0, 1, 0: as Auto.
+        {"Tcb", {{0, 0}, {1, 1}, {2, 0}}, {0x208, 0x208, 0x208}, std::vector<float>(12, 0.0f), {{0.5, 0.625}, {1.5, 0.625}}},
+        // Constant keys holding the next key's value (0x102), then linear.
+        {"Next", {{0, 0}, {1, 1}, {2, 3}}, {0x102, 0x4, 0x4}, std::vector<float>(12, 0.0f), {{0.5, 1}, {1.5, 2}}},
+    };
+    std::string objects, connections;
+    int id = 100;
+    for (const Case& c : cases) {
+        objects += model(id, c.name, "LimbNode", "") + node(id + 1, "T") + curve(id + 2, c.keys, c.flags, c.data);
+        connections += link(id, 0) + link(id + 1, 11) + link(id + 1, id, "Lcl Translation") + link(id + 2, id + 1, "d|X");
+        id += 10;
+    }
+    objects += "\tAnimationStack: 10, \"AnimStack::Curves\", \"\" {\n\t}\n\tAnimationLayer: 11, \"AnimLayer::Base\", \"\" {\n\t}\n";
+    connections += link(11, 10);
+    const std::string text = fbx_scene(objects, connections);
+    LoadOptions options;
+    options.resample_curves = true;
+    auto s = load_bytes(std::vector<uint8_t>(text.begin(), text.end()), "curves.fbx", options);
+    ASSERT_TRUE(s) << s.error().to_string();
+    ASSERT_EQ(s->animations.size(), 1u);
+    ASSERT_EQ(s->skeleton.joints.size(), std::size(cases));
+    for (size_t j = 0; j < std::size(cases); ++j)
+        for (auto [t, v] : cases[j].expected) {
+            const auto pose = sample_pose(s->skeleton, s->animations[0], float(t));
+            EXPECT_NEAR(pose[j].translate[0], v, 1e-5) << cases[j].name << " at " << t << " s";
+        }
 }

@@ -2,285 +2,21 @@
 #include "formats/fbx/fbx_anim.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <deque>
 #include <map>
-#include <optional>
 
 #include <fmt/format.h>
 
 #include "core/decompose.hpp"
+#include "formats/fbx/fbx_layers.hpp"
 
 namespace rigport::fbx {
 
 namespace {
 
-constexpr double ticks_per_second = 46186158000.0;
 constexpr uint32_t none = UINT32_MAX;
-
-// KeyAttrFlags' interpolation bits (FbxAnimCurveDef::EInterpolationType).
-constexpr int64_t interpolation_constant = 0x2, interpolation_cubic = 0x8;
-
-struct Curve {
-    std::vector<int64_t> times;   // ticks, ascending
-    std::vector<double> values;
-    std::vector<int64_t> flags;   // per key
-};
-
-Error error_at(const Node& node, std::string message) {
-    Error e = make_error(ErrorCode::Malformed, std::move(message));
-    if (node.line) e.line = node.line, e.column = 1;
-    else e.offset = node.offset;
-    return e;
-}
-
-bool read_curve(const Object& o, Curve& c, Error& error) {
-    const Node& n = *o.node;
-    const Node* times = n.child("KeyTime");
-    const Node* values = n.child("KeyValueFloat");
-    if (!times || !values) return true;  // a curve without keys: the default holds
-    if (!times->integers_of(c.times) || !values->numbers_of(c.values)) {
-        error = error_at(n, "animation curve: KeyTime must be integers and KeyValueFloat numbers");
-        return false;
-    }
-    if (c.times.size() != c.values.size()) {
-        error = error_at(n, fmt::format("animation curve: {} KeyTime and {} KeyValueFloat", c.times.size(), c.values.size()));
-        return false;
-    }
-    for (size_t k = 1; k < c.times.size(); ++k)
-        if (c.times[k] < c.times[k - 1]) {
-            error = error_at(*times, fmt::format("animation curve: key {} at {} comes before key {} at {}", k, c.times[k], k - 1, c.times[k - 1]));
-            return false;
-        }
-    for (double v : c.values)
-        if (!std::isfinite(v)) {
-            error = error_at(*values, "animation curve: a key value that is not a finite number");
-            return false;
-        }
-    // Flags come run-length coded: flag i applies to KeyAttrRefCount[i] keys in a row.
-    std::vector<int64_t> flags, counts;
-    const Node* f = n.child("KeyAttrFlags");
-    const Node* r = n.child("KeyAttrRefCount");
-    if (f && r && f->integers_of(flags) && r->integers_of(counts) && flags.size() == counts.size())
-        for (size_t i = 0; i < flags.size() && c.flags.size() < c.times.size(); ++i)
-            for (int64_t k = 0; k < counts[i] && c.flags.size() < c.times.size(); ++k) c.flags.push_back(flags[i]);
-    c.flags.resize(c.times.size(), 0x4);  // linear where the file says nothing
-    return true;
-}
-
-// The curve's value at tick t: held before the first and after the last key, a constant key
-// holds to the next, others are read linearly (cubic ones too: said in a warning).
-double evaluate(const Curve& c, int64_t t) {
-    if (t <= c.times.front()) return c.values.front();
-    if (t >= c.times.back()) return c.values.back();
-    const size_t k = size_t(std::upper_bound(c.times.begin(), c.times.end(), t) - c.times.begin()) - 1;
-    if (c.flags[k] & interpolation_constant) return c.values[k];
-    const double span = double(c.times[k + 1] - c.times[k]);
-    const double a = span > 0 ? double(t - c.times[k]) / span : 0;
-    return c.values[k] + (c.values[k + 1] - c.values[k]) * a;
-}
-
-// One model's animated channels in a layer: [translation, rotation, scaling][x, y, z].
-struct Channels {
-    std::array<std::array<const Curve*, 3>, 3> curves{};
-    std::array<std::optional<D3>, 3> defaults;
-};
-
-// One animation's keys before sampling: per model, its curves; all their key times; the span.
-struct Take {
-    std::string name;
-    std::optional<int64_t> start, stop;
-    std::map<uint32_t, Channels> animated;  // by model
-    std::map<uint32_t, const Curve*> weights;  // DeformPercent by blend shape channel object
-    std::vector<int64_t> times;
-};
-
-struct Counts {
-    size_t extra_layers = 0, cubic = 0, other_properties = 0, empty_stacks = 0;
-};
-
-void add_curve(Take& take, Channels& ch, int channel, int k, const Curve& c) {
-    if (c.times.empty()) return;
-    ch.curves[size_t(channel)][size_t(k)] = &c;
-    take.times.insert(take.times.end(), c.times.begin(), c.times.end());
-}
-
-// 7.x: AnimationStack -> AnimationLayer (the first) -> AnimationCurveNode (OP to a Model's
-// property) -> AnimationCurve (OP as d|X d|Y d|Z).
-bool gather_stacks(const Objects& objects, const std::vector<uint32_t>& model_of, std::map<uint32_t, Curve>& curves, std::vector<Take>& takes,
-                   Counts& counts, Error& error) {
-    // Each AnimationCurve read once however many nodes share it; null after a read error.
-    auto curve_of = [&](uint32_t object) -> const Curve* {
-        auto it = curves.find(object);
-        if (it == curves.end()) {
-            Curve c;
-            if (!read_curve(objects[object], c, error)) return nullptr;
-            for (int64_t f : c.flags) counts.cubic += (f & interpolation_cubic) != 0;
-            it = curves.emplace(object, std::move(c)).first;
-        }
-        return &it->second;
-    };
-    for (uint32_t s = 0; s < objects.list.size(); ++s) {
-        const Object& stack = objects[s];
-        if (stack.kind != "AnimationStack") continue;
-        Take& take = takes.emplace_back();
-        take.name = stack.name;
-        size_t first = 0;
-        if (const Node* p = find_property(stack, "LocalStart", first); p && p->properties.size() > first && p->properties[first].is_number())
-            take.start = p->properties[first].integer;
-        if (const Node* p = find_property(stack, "LocalStop", first); p && p->properties.size() > first && p->properties[first].is_number())
-            take.stop = p->properties[first].integer;
-        const auto layers = objects.children_of(s, "AnimationLayer");
-        if (layers.size() > 1) counts.extra_layers += layers.size() - 1;
-        if (layers.empty()) continue;
-        for (uint32_t cn : objects.children_of(layers[0], "AnimationCurveNode")) {
-            // The curve node drives one property of one model.
-            uint32_t model = none;
-            int channel = -1;
-            for (const Link& l : objects.parents[cn]) {
-                if (objects[l.object].kind != "Model") continue;
-                channel = l.property == "Lcl Translation" ? 0 : l.property == "Lcl Rotation" ? 1 : l.property == "Lcl Scaling" ? 2 : -1;
-                model = model_of[l.object];
-                break;
-            }
-            if (model == none) {
-                // A blend shape channel's DeformPercent: a morph weight (percent) over time.
-                for (const Link& l : objects.parents[cn]) {
-                    if (objects[l.object].kind != "Deformer" || l.property != "DeformPercent") continue;
-                    for (const Link& c : objects.children[cn]) {
-                        if (objects[c.object].kind != "AnimationCurve" || c.property != "d|DeformPercent") continue;
-                        const Curve* curve = curve_of(c.object);
-                        if (!curve) return false;
-                        if (curve->times.empty()) continue;
-                        take.weights[l.object] = curve;
-                        take.times.insert(take.times.end(), curve->times.begin(), curve->times.end());
-                    }
-                }
-                continue;
-            }
-            if (channel < 0) {
-                ++counts.other_properties;
-                continue;
-            }
-            Channels& ch = take.animated[model];
-            const Object& node = objects[cn];
-            D3 d{};
-            bool has_default = true;
-            for (int k = 0; k < 3; ++k) {
-                const Node* p = find_property(node, std::string("d|") + char('X' + k), first);
-                if (!p || p->properties.size() <= first || !p->properties[first].is_number()) has_default = false;
-                else d[size_t(k)] = p->properties[first].number;
-            }
-            if (has_default) ch.defaults[size_t(channel)] = d;
-            for (const Link& l : objects.children[cn]) {
-                if (objects[l.object].kind != "AnimationCurve" || l.property.size() != 3 || l.property.substr(0, 2) != "d|") continue;
-                const int k = l.property[2] - 'X';
-                if (k < 0 || k > 2) continue;
-                const Curve* curve = curve_of(l.object);
-                if (!curve) return false;
-                add_curve(take, ch, channel, k, *curve);
-            }
-        }
-    }
-    return true;
-}
-
-// 6.x key lists: time, value, interpolation (L linear, C constant, U cubic) and what the
-// interpolation carries (C: a letter; U: letters and slopes or weights), then the next key.
-bool is_key_start(const std::vector<Property>& p, size_t i) {
-    return i + 2 < p.size() && p[i].type == 'L' && p[i + 1].is_number() && p[i + 2].type == 'W' &&
-           (p[i + 2].text == "L" || p[i + 2].text == "C" || p[i + 2].text == "U");
-}
-
-bool read_channel_keys(const Node& channel, Curve& c, Error& error) {
-    const Node* key = channel.child("Key");
-    if (!key) return true;
-    const auto& p = key->properties;
-    for (size_t i = 0; i < p.size();) {
-        if (!is_key_start(p, i)) {
-            error = error_at(*key, fmt::format("animation channel: value {} does not start a key (time, value, L / C / U)", i));
-            return false;
-        }
-        c.times.push_back(p[i].integer);
-        c.values.push_back(p[i + 1].number);
-        const std::string_view kind = p[i + 2].text;
-        c.flags.push_back(kind == "C" ? interpolation_constant : kind == "U" ? interpolation_cubic : 0x4);
-        for (i += 3; i < p.size() && !is_key_start(p, i);) ++i;
-    }
-    for (size_t k = 1; k < c.times.size(); ++k)
-        if (c.times[k] < c.times[k - 1] || !std::isfinite(c.values[k])) {
-            error = error_at(*key, fmt::format("animation channel: key {} is out of order or not a finite number", k));
-            return false;
-        }
-    if (!c.values.empty() && !std::isfinite(c.values[0])) {
-        error = error_at(*key, "animation channel: a key value that is not a finite number");
-        return false;
-    }
-    if (const Node* count = channel.child("KeyCount"); count && !count->properties.empty() && count->properties[0].integer != int64_t(c.times.size())) {
-        error = error_at(*key, fmt::format("animation channel: KeyCount {} but {} keys", count->properties[0].integer, c.times.size()));
-        return false;
-    }
-    return true;
-}
-
-// 6.x: Takes { Take: NAME { LocalTime: start, stop; Model: "Model::X" { Channel: "Transform" {
-// Channel: "T" | "R" | "S" { Channel: "X" | "Y" | "Z" { Default, KeyCount, Key } } } } } }.
-bool gather_takes(const Document& doc, const Objects& objects, const std::vector<uint32_t>& model_of, std::deque<Curve>& curves,
-                  std::vector<Take>& takes, Counts& counts, Error& error) {
-    const Node* all = doc.root.child("Takes");
-    if (!all) return true;
-    for (const Node& t : all->children) {
-        if (t.name != "Take" || t.properties.empty()) continue;
-        Take& take = takes.emplace_back();
-        take.name = std::string(t.properties[0].text);
-        if (const Node* span = t.child("LocalTime"); span && span->properties.size() == 2 && span->properties[0].type == 'L' && span->properties[1].type == 'L') {
-            take.start = span->properties[0].integer;
-            take.stop = span->properties[1].integer;
-        }
-        for (const Node& m : t.children) {
-            if (m.name != "Model" || m.properties.empty()) continue;
-            const uint32_t object = objects.find(m.properties[0].text);
-            const uint32_t model = object == none ? none : model_of[object];
-            if (model == none) continue;
-            for (const Node& transform : m.children) {
-                if (transform.name != "Channel" || transform.properties.empty()) continue;
-                if (transform.properties[0].text != "Transform") {
-                    ++counts.other_properties;
-                    continue;
-                }
-                for (const Node& trs : transform.children) {
-                    if (trs.name != "Channel" || trs.properties.empty()) continue;
-                    const std::string_view which = trs.properties[0].text;
-                    const int channel = which == "T" ? 0 : which == "R" ? 1 : which == "S" ? 2 : -1;
-                    if (channel < 0) {
-                        ++counts.other_properties;
-                        continue;
-                    }
-                    Channels& ch = take.animated[model];
-                    D3 d = channel == 2 ? D3{1, 1, 1} : D3{0, 0, 0};
-                    bool has_default = false;
-                    for (const Node& axis : trs.children) {
-                        if (axis.name != "Channel" || axis.properties.empty() || axis.properties[0].text.size() != 1) continue;
-                        const int k = axis.properties[0].text[0] - 'X';
-                        if (k < 0 || k > 2) continue;
-                        if (const Node* def = axis.child("Default"); def && !def->properties.empty() && def->properties[0].is_number()) {
-                            d[size_t(k)] = def->properties[0].number;
-                            has_default = true;
-                        }
-                        Curve& c = curves.emplace_back();
-                        if (!read_channel_keys(axis, c, error)) return false;
-                        for (int64_t f : c.flags) counts.cubic += (f & interpolation_cubic) != 0;
-                        add_curve(take, ch, channel, k, c);
-                    }
-                    if (has_default) ch.defaults[size_t(channel)] = d;
-                }
-            }
-        }
-    }
-    return true;
-}
 
 bool same(const Transform& a, const Transform& b) {
     for (int k = 0; k < 3; ++k)
@@ -325,7 +61,8 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
     std::vector<uint32_t> model_of(objects.list.size(), none);
     for (uint32_t m = 0; m < g.models.size(); ++m) model_of[g.models[m]] = m;
     const float rate = frame_rate_of(doc);
-    Counts counts;
+    TakeCounts counts;
+    size_t empty_stacks = 0;
     std::map<uint32_t, Curve> curves;  // 7.x: by object index, read once
     std::deque<Curve> channel_curves;  // 6.x
     std::vector<Take> takes;
@@ -334,10 +71,9 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
         return false;
 
     for (Take& take : takes) {
-        const std::map<uint32_t, Channels>& animated = take.animated;
         std::vector<int64_t>& times = take.times;
         if (times.empty()) {  // nothing moves in this take: no animation to give
-            ++counts.empty_stacks;
+            ++empty_stacks;
             continue;
         }
         // Times stay the file's own (as Blender's and ufbx's readers keep them), from 0: the
@@ -381,19 +117,15 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
 
         // Every joint's local pose at every sample, through the transform rule.
         std::vector<std::vector<Transform>> poses(joints, std::vector<Transform>(samples.size()));
+        std::vector<bool> animated(g.models.size());
+        for (uint32_t m = 0; m < g.models.size(); ++m) animated[m] = animates_model(take, m);
         std::vector<Placement> placed(g.models.size());
         std::vector<Mat4> world(g.models.size());
         for (size_t i = 0; i < samples.size(); ++i) {
             for (uint32_t m : g.order) {
                 const Placement* parent = g.parent[m] == none ? nullptr : &placed[g.parent[m]];
-                if (auto a = animated.find(m); a != animated.end()) {
-                    NodeTransform t = g.transforms[m];
-                    D3* targets[3] = {&t.translation, &t.rotation, &t.scaling};
-                    for (int c = 0; c < 3; ++c) {
-                        if (a->second.defaults[size_t(c)]) *targets[c] = *a->second.defaults[size_t(c)];
-                        for (int k = 0; k < 3; ++k)
-                            if (const Curve* curve = a->second.curves[size_t(c)][size_t(k)]) (*targets[c])[size_t(k)] = evaluate(*curve, samples[i]);
-                    }
+                if (animated[m]) {
+                    const NodeTransform t = animated_transform(take, m, g.transforms[m], samples[i]);
                     placed[m] = place(t, local_matrix(t), parent);
                 } else {
                     placed[m] = place(g.transforms[m], g.local[m], parent);
@@ -441,7 +173,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
         // Morph weights of every mesh with a driven channel, at the same samples.
         std::map<uint32_t, std::vector<const MorphBinding*>> by_mesh;
         for (const MorphBinding& b : g.bindings)
-            if (take.weights.count(b.channel)) by_mesh[b.mesh].push_back(&b);
+            if (animates_shape(take, b.channel)) by_mesh[b.mesh].push_back(&b);
         for (const auto& [mesh, driven] : by_mesh) {
             const Mesh& m = scene.meshes[mesh];
             MorphWeightTrack w;
@@ -450,7 +182,8 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
                 w.times.push_back(float(double(samples[i]) / ticks_per_second));
                 for (const MorphTarget& t : m.morph_targets) w.weights.push_back(t.default_weight);
                 float* row = &w.weights[w.weights.size() - m.morph_targets.size()];
-                for (const MorphBinding* b : driven) row[b->target] = float(evaluate(*take.weights.at(b->channel), samples[i]) / 100.0);
+                for (const MorphBinding* b : driven)
+                    row[b->target] = float(animated_percent(take, b->channel, 100.0 * m.morph_targets[b->target].default_weight, samples[i]) / 100.0);
             }
             anim.morph_tracks.push_back(std::move(w));
         }
@@ -464,14 +197,12 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
         }
         scene.animations.push_back(std::move(anim));
     }
-    if (counts.empty_stacks)
-        scene.warnings.add(WarningCode::Ignored, fmt::format("{} animation stacks without keys on the models' transforms left out", counts.empty_stacks));
-    if (counts.extra_layers)
-        scene.warnings.add(WarningCode::Ignored, fmt::format("{} animation layers above a stack's base layer not combined yet: each animation is its base layer", counts.extra_layers));
-    if (counts.cubic)
-        scene.warnings.add(WarningCode::Interpreted, fmt::format("{} cubic animation keys read as linear between keys (exact at the keys)", counts.cubic));
+    if (empty_stacks)
+        scene.warnings.add(WarningCode::Ignored, fmt::format("{} animation stacks without keys on the models' transforms left out", empty_stacks));
+    if (counts.muted_layers)
+        scene.warnings.add(WarningCode::Ignored, fmt::format("{} muted animation layers left out", counts.muted_layers));
     if (counts.other_properties)
-        scene.warnings.add(WarningCode::Ignored, fmt::format("{} animated properties other than Lcl Translation / Rotation / Scaling not read", counts.other_properties));
+        scene.warnings.add(WarningCode::Ignored, fmt::format("{} animated properties other than Lcl Translation / Rotation / Scaling and DeformPercent not read", counts.other_properties));
     return true;
 }
 

@@ -1,7 +1,6 @@
-// FBX 7.x animation (docs/fbx.md §2.6): each AnimationStack becomes an animation; its base
-// layer's curves (AnimationCurveNode T / R / S on a Model, AnimationCurve d|X d|Y d|Z, keys in
-// 1/46186158000 s) drive the models, and every joint's local pose is sampled at the keys' times
-// through FBX's transform rule.
+// FBX animation (docs/fbx.md §2.6): each AnimationStack (6.x: Take) becomes an animation; its
+// layers' curves, combined by weight and blend mode (fbx_layers), drive the models, and every
+// joint's local pose is sampled at the keys' times through FBX's transform rule.
 #pragma once
 
 #include <cstdint>
@@ -30,8 +29,8 @@ struct ModelGraph {
 // GlobalSettings' TimeMode (and CustomFrameRate) as frames per second; 0 when not told.
 float frame_rate_of(const Document& doc);
 
-// Appends one animation per stack to scene.animations; warnings for what is not read (layers
-// above the base layer, cubic keys read as linear, animated pivots or visibility).
+// Appends one animation per stack to scene.animations; warnings for what is not read (muted
+// layers, animated pivots or visibility).
 bool read_animations(const Document& doc, const ModelGraph& graph, const LoadOptions& options, Scene& scene, Error& error);
 
 }  // namespace rigport::fbx

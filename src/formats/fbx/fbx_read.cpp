@@ -10,6 +10,7 @@
 #include "core/decompose.hpp"
 #include "core/finite.hpp"
 #include "formats/fbx/fbx_anim.hpp"
+#include "formats/fbx/fbx_layers.hpp"
 #include "formats/fbx/fbx_document.hpp"
 #include "formats/fbx/fbx_layout.hpp"
 #include "formats/fbx/fbx_mesh.hpp"
@@ -170,14 +171,16 @@ private:
         return s == "LimbNode" || s == "Limb" || s == "Root" || s == "Skeleton";
     }
 
-    // Joints: every bone-kind model and every model a cluster follows, with their ancestors.
+    // Joints: every bone-kind model, every model a cluster follows and every model an animation
+    // moves (a rigid mesh then follows its joint), with their ancestors.
     // Each joint's bind pose is its TransformLink where a cluster gives one, else its place under
     // its parent's bind pose as the scene places it.
     bool build_skeleton() {
         const size_t n = models_.size();
         joint_of_.assign(n, -1);
         std::vector<bool> wanted(n, false);
-        for (uint32_t m = 0; m < n; ++m) wanted[m] = is_bone_kind(m) || bind_world_.count(m);
+        const std::vector<bool> animated = animated_models(doc_, objects_, model_of_, n);
+        for (uint32_t m = 0; m < n; ++m) wanted[m] = is_bone_kind(m) || bind_world_.count(m) || animated[m];
         for (uint32_t m = 0; m < n; ++m)
             if (wanted[m])
                 for (uint32_t p = parent_[m]; p != none && !wanted[p]; p = parent_[p]) wanted[p] = true;

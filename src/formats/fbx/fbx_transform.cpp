@@ -52,8 +52,8 @@ NodeTransform node_transform(const Object& model) {
         const double order = property_number(model, "RotationOrder", 0);
         t.rotation_order = order >= 0 && order <= 5 ? int(order) : 0;  // 6 = spheric: read as XYZ
     }
-    const double inherit = property_number(model, "InheritType", 0);
-    t.inherit_type = inherit >= 0 && inherit <= 2 ? int(inherit) : 0;
+    const double inherit = property_number(model, "InheritType", 1);  // without a value or template: RSrs
+    t.inherit_type = inherit == 0 || inherit == 2 ? int(inherit) : 1;
     t.geometric_translation = property_vec3(model, "GeometricTranslation", {0, 0, 0});
     t.geometric_rotation = property_vec3(model, "GeometricRotation", {0, 0, 0});
     t.geometric_scaling = property_vec3(model, "GeometricScaling", {1, 1, 1});
@@ -67,14 +67,17 @@ Mat4 euler_matrix(const D3& degrees, int order) {
     return multiply(axis_rotation(a[2], degrees[a[2]]), multiply(axis_rotation(a[1], degrees[a[1]]), axis_rotation(a[0], degrees[a[0]])));
 }
 
+Mat4 rotation_part(const NodeTransform& t) {
+    const Mat4 r = t.rotation_matrix ? *t.rotation_matrix : euler_matrix(t.rotation, t.rotation_order);
+    return multiply(euler_matrix(t.pre_rotation, 0), multiply(r, inverse_affine(euler_matrix(t.post_rotation, 0))));
+}
+
 Mat4 local_matrix(const NodeTransform& t) {
     const Mat4 parts[] = {
         translation_matrix(t.translation),
         translation_matrix(t.rotation_offset),
         translation_matrix(t.rotation_pivot),
-        euler_matrix(t.pre_rotation, 0),
-        euler_matrix(t.rotation, t.rotation_order),
-        inverse_affine(euler_matrix(t.post_rotation, 0)),
+        rotation_part(t),
         translation_matrix(negate(t.rotation_pivot)),
         translation_matrix(t.scaling_offset),
         translation_matrix(t.scaling_pivot),
@@ -96,7 +99,7 @@ Placement place(const NodeTransform& t, const Mat4& local, const Placement* pare
     const Placement& p = parent ? *parent : root;
     // The local matrix is T(translation) * rotation * S(scaling): every pivot and offset ends
     // in its translation column, the pre / post rotations in its rotation.
-    const Mat4 rotation = multiply(euler_matrix(t.pre_rotation, 0), multiply(euler_matrix(t.rotation, t.rotation_order), inverse_affine(euler_matrix(t.post_rotation, 0))));
+    const Mat4 rotation = rotation_part(t);
     const D3 at{local[3][0], local[3][1], local[3][2]};
     Placement out;
     out.inherit_scale = t.scaling;
@@ -107,8 +110,9 @@ Placement place(const NodeTransform& t, const Mat4& local, const Placement* pare
     }
     out.unscaled = multiply(p.unscaled, multiply(translation_matrix(times(at, p.inherit_scale)), rotation));
     if (t.inherit_type == 2) {  // Rrs: the parent's own scaling left out
+        out.inherit_scale = times(t.scaling, p.ignored_scale);
         out.ignored_scale = p.ignored_scale;
-        out.world = multiply(out.unscaled, scaling_matrix(times(t.scaling, p.ignored_scale)));
+        out.world = multiply(out.unscaled, scaling_matrix(out.inherit_scale));
     } else {  // RrSs: scales multiply axis by axis
         out.inherit_scale = times(t.scaling, p.inherit_scale);
         out.ignored_scale = p.inherit_scale;

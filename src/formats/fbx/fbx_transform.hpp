@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 
 #include "formats/fbx/fbx_objects.hpp"
 #include "rigport/anim.hpp"
@@ -17,8 +18,9 @@ struct NodeTransform {
     D3 rotation_offset{}, rotation_pivot{}, scaling_offset{}, scaling_pivot{};
     D3 pre_rotation{}, post_rotation{};                             // degrees, XYZ order
     int rotation_order = 0;                                         // 0 XYZ, 1 XZY, 2 YZX, 3 YXZ, 4 ZXY, 5 ZYX
-    int inherit_type = 0;                                           // 0 RrSs, 1 RSrs, 2 Rrs
+    int inherit_type = 1;                                           // 0 RrSs, 1 RSrs, 2 Rrs
     D3 geometric_translation{}, geometric_rotation{}, geometric_scaling{1, 1, 1};
+    std::optional<Mat4> rotation_matrix;                            // in place of `rotation` (layers composed it)
 };
 
 // A Model's transform properties (its own, else its template's, else FBX's defaults). With
@@ -27,6 +29,8 @@ NodeTransform node_transform(const Object& model);
 
 // Euler angles in degrees applied in `order` (XYZ: X first) as a matrix.
 Mat4 euler_matrix(const D3& degrees, int order);
+// Rpre * R * Rpost^-1: the rotation of the local matrix.
+Mat4 rotation_part(const NodeTransform& t);
 Mat4 local_matrix(const NodeTransform& t);
 Mat4 geometric_matrix(const NodeTransform& t);
 

@@ -1,0 +1,278 @@
+// FBX animation curves and their tangents (docs/fbx.md §2.6).
+#include "formats/fbx/fbx_curve.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace rigport::fbx {
+
+namespace {
+
+constexpr double third = 1.0 / 3.0;
+
+// One key's KeyAttrDataFloat: RightSlope and NextLeftSlope for user tangents (auto tangents:
+// biases; TCB: tension, continuity), then two weights packed as 16-bit ten-thousandths (TCB:
+// the bias), then velocities (not used, as in the FBX SDK's own evaluation).
+struct KeyData {
+    double a = 0, b = 0, c = 0;
+    uint32_t packed = 0;
+};
+
+// KeyAttrDataFloat's values are floats whose bits matter (the packed weights): binary files
+// store floats; ASCII files write each float's bit pattern as an integer.
+KeyData key_data(const Node* data, size_t run) {
+    KeyData d;
+    if (!data || data->properties.empty()) return d;
+    const Property& p = data->properties[0];
+    const size_t at = run * 4;
+    auto bits = [&](size_t i) -> uint32_t {
+        if (!p.integers.empty()) return i < p.integers.size() ? uint32_t(p.integers[i]) : 0;
+        return i < p.numbers.size() ? std::bit_cast<uint32_t>(float(p.numbers[i])) : 0;
+    };
+    auto value = [&](size_t i) {
+        const float f = std::bit_cast<float>(bits(i));
+        return std::isfinite(f) ? double(f) : 0.0;
+    };
+    d.a = value(at);
+    d.b = value(at + 1);
+    d.c = value(at + 2);
+    d.packed = bits(at + 2);
+    return d;
+}
+
+double seconds(int64_t ticks) { return double(ticks) / ticks_per_second; }
+
+// An auto tangent's slope at key k between its neighbours (interior keys), as the FBX SDK
+// smooths it: the chord's slope (averaged with the neighbouring spans' when not
+// time-independent), pulled toward one side by a bias, then clamped.
+double auto_slope(const Curve& c, size_t k, double bias) {
+    const double tp = seconds(c.times[k - 1]), t = seconds(c.times[k]), tn = seconds(c.times[k + 1]);
+    const double vp = c.values[k - 1], v = c.values[k], vn = c.values[k + 1];
+    const int64_t f = c.flags[k];
+    if ((f & tangent_clamp) && std::min(std::fabs(vp - v), std::fabs(vn - v)) <= 0) return 0;
+    if (!(tn > tp) || !(t > tp) || !(tn > t)) return 0;
+    double s = (vn - vp) / (tn - tp);
+    const double sl = (v - vp) / (t - tp), sr = (vn - v) / (tn - t);
+    if (!(f & tangent_time_independent)) {
+        const double d = (t - tp) / (tn - tp);
+        s = 0.5 * s + 0.5 * (sl * (1 - d) + sr * d);
+        const double bw = std::fabs(bias) / 100;
+        if (bw > 1e-4) {
+            const double target = bias > 0 ? sr : sl, before = s;
+            s = s * (1 - bw) + target * bw;
+            if (bw > 5) {
+                const double toward = std::fabs(target - before) > 1e-5 ? target - before : bias;
+                s += (bw - 5) * (bw - 5) * 40 * (toward < 0 ? -1 : 1);
+            }
+        }
+    }
+    if (f & tangent_clamp_progressive) {
+        const double sign = s < 0 ? -1 : 1;
+        double limit_left = sign * (v - vp) / (c.left_weight[k] * (t - tp));
+        double limit_right = sign * (vn - v) / (c.right_weight[k] * (tn - t));
+        if (!(limit_left >= 0)) limit_left = 0;
+        if (!(limit_right >= 0)) limit_right = 0;
+        s = sign * std::min({std::fabs(s), limit_left, limit_right});
+    }
+    return s;
+}
+
+// An auto tangent at the first or last key: toward its one neighbour (flat when clamped).
+double end_slope(const Curve& c, size_t k, size_t other, double bias) {
+    const int64_t f = c.flags[k];
+    const double dt = seconds(c.times[std::max(k, other)]) - seconds(c.times[std::min(k, other)]);
+    const double dv = c.values[std::max(k, other)] - c.values[std::min(k, other)];
+    if ((f & tangent_clamp_progressive) || !(dt > 0) || ((f & tangent_clamp) && dv == 0)) return 0;
+    double s = dv / dt;
+    const double over = std::fabs(bias) / 100 - 5;
+    if (!(f & tangent_time_independent) && over > 0) s += over * over * 40 * (bias < 0 ? -1 : 1);
+    return s;
+}
+
+// Every cubic key's slopes and weights from its flags and data.
+void solve_tangents(Curve& c, const std::vector<KeyData>& data) {
+    const size_t n = c.times.size();
+    c.right_slope.assign(n, 0);
+    c.left_slope.assign(n, 0);
+    c.right_weight.assign(n, third);
+    c.left_weight.assign(n, third);
+    for (size_t k = 0; k < n; ++k) {
+        if (c.flags[k] & weighted_right) c.right_weight[k] = std::clamp((data[k].packed & 0xffff) * 1e-4, 0.0, 1.0);
+        if (k + 1 < n && (c.flags[k] & weighted_next_left)) c.left_weight[k + 1] = std::clamp((data[k].packed >> 16) * 1e-4, 0.0, 1.0);
+    }
+    for (size_t k = 0; k < n; ++k) {
+        const int64_t f = c.flags[k];
+        // A cubic key's NextLeftSlope is the next key's left slope, unless that key works its
+        // tangents out itself (auto, TCB: below).
+        if (k > 0 && (c.flags[k - 1] & interpolation_cubic) && !(c.flags[k - 1] & tangent_tcb)) c.left_slope[k] = data[k - 1].b;
+        if (!(f & interpolation_cubic)) continue;
+        if (f & tangent_tcb) {
+            const double tension = data[k].a, continuity = data[k].b, bias = data[k].c;
+            const bool first = k == 0, last = k + 1 == n;
+            const double sl = first ? 0 : (c.values[k] - c.values[k - 1]) / (seconds(c.times[k]) - seconds(c.times[k - 1]));
+            const double sr = last ? 0 : (c.values[k + 1] - c.values[k]) / (seconds(c.times[k + 1]) - seconds(c.times[k]));
+            const double h = (first || last ? 1.0 : 0.5) * (1 - tension);
+            const double left = h * (1 + bias) * (1 - continuity) * sl + h * (1 - bias) * (1 + continuity) * sr;
+            const double right = h * (1 + bias) * (1 + continuity) * sl + h * (1 - bias) * (1 - continuity) * sr;
+            c.left_slope[k] = std::isfinite(left) ? left : 0;
+            c.right_slope[k] = std::isfinite(right) ? right : 0;
+        } else if (f & tangent_user) {
+            c.right_slope[k] = data[k].a;
+        } else {  // auto (or no mode told): worked out from the neighbours
+            const double bias_left = k > 0 ? -data[k - 1].b : 0, bias_right = data[k].a;
+            if (n == 1) continue;
+            if (k == 0) {
+                c.right_slope[k] = end_slope(c, k, k + 1, bias_right);
+            } else if (k + 1 == n) {
+                c.left_slope[k] = end_slope(c, k, k - 1, bias_left);
+            } else if (std::fabs(bias_left - bias_right) <= 1e-4) {
+                c.left_slope[k] = c.right_slope[k] = auto_slope(c, k, bias_right);
+            } else {
+                c.left_slope[k] = auto_slope(c, k, bias_left);
+                c.right_slope[k] = auto_slope(c, k, bias_right);
+            }
+        }
+    }
+}
+
+// The Bezier parameter s where x(s) = u for control abscissae 0, x1, x2, 1 (x monotonic for
+// x1, x2 in [0, 1]): Newton's method from s = u, bisection where a step leaves the bracket.
+double bezier_parameter(double x1, double x2, double u) {
+    double lo = 0, hi = 1, s = u;
+    for (int i = 0; i < 32; ++i) {
+        const double r = 1 - s;
+        const double x = 3 * r * r * s * x1 + 3 * r * s * s * x2 + s * s * s - u;
+        if (std::fabs(x) < 1e-14) break;
+        (x < 0 ? lo : hi) = s;
+        const double dx = 3 * r * r * x1 + 6 * r * s * (x2 - x1) + 3 * s * s * (1 - x2);
+        const double next = dx > 0 ? s - x / dx : -1;
+        s = next > lo && next < hi ? next : 0.5 * (lo + hi);
+    }
+    return s;
+}
+
+// 6.x keys: time, value, interpolation letter, then what the interpolation carries.
+bool is_key_start(const std::vector<Property>& p, size_t i) {
+    return i + 2 < p.size() && p[i].type == 'L' && p[i + 1].is_number() && p[i + 2].type == 'W' &&
+           (p[i + 2].text == "L" || p[i + 2].text == "C" || p[i + 2].text == "U");
+}
+
+bool check_keys(const Node& at, const Curve& c, Error& error) {
+    for (size_t k = 1; k < c.times.size(); ++k)
+        if (c.times[k] < c.times[k - 1]) {
+            error = error_at(at, fmt::format("animation curve: key {} at {} comes before key {} at {}", k, c.times[k], k - 1, c.times[k - 1]));
+            return false;
+        }
+    for (double v : c.values)
+        if (!std::isfinite(v)) {
+            error = error_at(at, "animation curve: a key value that is not a finite number");
+            return false;
+        }
+    return true;
+}
+
+}  // namespace
+
+Error error_at(const Node& node, std::string message) {
+    Error e = make_error(ErrorCode::Malformed, std::move(message));
+    if (node.line) e.line = node.line, e.column = 1;
+    else e.offset = node.offset;
+    return e;
+}
+
+bool read_curve(const Node& n, Curve& c, Error& error) {
+    const Node* times = n.child("KeyTime");
+    const Node* values = n.child("KeyValueFloat");
+    if (!times || !values) return true;  // a curve without keys: the default holds
+    if (!times->integers_of(c.times) || !values->numbers_of(c.values)) {
+        error = error_at(n, "animation curve: KeyTime must be integers and KeyValueFloat numbers");
+        return false;
+    }
+    if (c.times.size() != c.values.size()) {
+        error = error_at(n, fmt::format("animation curve: {} KeyTime and {} KeyValueFloat", c.times.size(), c.values.size()));
+        return false;
+    }
+    if (!check_keys(*times, c, error)) return false;
+    // Flags and data come run-length coded: run i applies to KeyAttrRefCount[i] keys in a row.
+    std::vector<int64_t> flags, counts;
+    std::vector<KeyData> data;
+    const Node* f = n.child("KeyAttrFlags");
+    const Node* r = n.child("KeyAttrRefCount");
+    const Node* d = n.child("KeyAttrDataFloat");
+    if (f && r && f->integers_of(flags) && r->integers_of(counts) && flags.size() == counts.size())
+        for (size_t i = 0; i < flags.size() && c.flags.size() < c.times.size(); ++i) {
+            const KeyData run = key_data(d, i);
+            for (int64_t k = 0; k < counts[i] && c.flags.size() < c.times.size(); ++k) {
+                c.flags.push_back(flags[i]);
+                data.push_back(run);
+            }
+        }
+    c.flags.resize(c.times.size(), interpolation_linear);  // linear where the file says nothing
+    data.resize(c.times.size());
+    solve_tangents(c, data);
+    return true;
+}
+
+bool read_channel_keys(const Node& channel, Curve& c, Error& error) {
+    const Node* key = channel.child("Key");
+    if (!key) return true;
+    const auto& p = key->properties;
+    std::vector<KeyData> data;
+    for (size_t i = 0; i < p.size();) {
+        if (!is_key_start(p, i)) {
+            error = error_at(*key, fmt::format("animation channel: value {} does not start a key (time, value, L / C / U)", i));
+            return false;
+        }
+        c.times.push_back(p[i].integer);
+        c.values.push_back(p[i + 1].number);
+        const std::string_view kind = p[i + 2].text;
+        KeyData& kd = data.emplace_back();
+        size_t end = i + 3;
+        while (end < p.size() && !is_key_start(p, end)) ++end;
+        // U,a (auto) as the same exporters' 7.x files flag it; U,s / U,b (user, broken): the
+        // two slopes follow; the weights of 6.x weighted keys are not read (1/3).
+        int64_t flags = kind == "C" ? interpolation_constant : kind == "L" ? interpolation_linear : interpolation_cubic;
+        if (kind == "U") {
+            const std::string_view mode = i + 3 < end && p[i + 3].type == 'W' ? p[i + 3].text : "a";
+            if ((mode == "s" || mode == "b") && i + 5 < end && p[i + 4].is_number() && p[i + 5].is_number()) {
+                flags |= tangent_user;
+                kd.a = p[i + 4].number;
+                kd.b = p[i + 5].number;
+            } else {
+                flags |= tangent_auto | tangent_time_independent | tangent_clamp_progressive;
+            }
+        }
+        c.flags.push_back(flags);
+        i = end;
+    }
+    if (!check_keys(*key, c, error)) return false;
+    if (const Node* count = channel.child("KeyCount"); count && !count->properties.empty() && count->properties[0].integer != int64_t(c.times.size())) {
+        error = error_at(*key, fmt::format("animation channel: KeyCount {} but {} keys", count->properties[0].integer, c.times.size()));
+        return false;
+    }
+    solve_tangents(c, data);
+    return true;
+}
+
+double evaluate(const Curve& c, int64_t t) {
+    if (t <= c.times.front()) return c.values.front();
+    if (t >= c.times.back()) return c.values.back();
+    const size_t k = size_t(std::upper_bound(c.times.begin(), c.times.end(), t) - c.times.begin()) - 1;
+    const double v0 = c.values[k], v1 = c.values[k + 1];
+    const int64_t f = c.flags[k];
+    if (f & interpolation_constant) return f & constant_next ? v1 : v0;
+    const double span = double(c.times[k + 1] - c.times[k]);
+    if (!(span > 0)) return v0;
+    const double u = double(t - c.times[k]) / span;
+    if (!(f & interpolation_cubic)) return v0 + (v1 - v0) * u;
+    const double dt = span / ticks_per_second;
+    const double x1 = c.right_weight[k], x2 = 1 - c.left_weight[k + 1];
+    const double y1 = v0 + c.right_weight[k] * dt * c.right_slope[k], y2 = v1 - c.left_weight[k + 1] * dt * c.left_slope[k + 1];
+    const double s = bezier_parameter(x1, x2, u), r = 1 - s;
+    return r * r * r * v0 + 3 * r * r * s * y1 + 3 * r * s * s * y2 + s * s * s * v1;
+}
+
+}  // namespace rigport::fbx
