@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "rigport/anim.hpp"
 #include "rigport/io.hpp"
+#include "test_support.hpp"
 
 using namespace rigport;
 
@@ -205,4 +208,98 @@ TEST(FbxCurves, CubicKeysBetweenKeysFollowTheirTangents) {
             const auto pose = sample_pose(s->skeleton, s->animations[0], float(t));
             EXPECT_NEAR(pose[j].translate[0], v, 1e-5) << cases[j].name << " at " << t << " s";
         }
+}
+
+namespace {
+
+std::string node_with(int id, const std::string& name, double x, double y, double z) {
+    return "\tAnimationCurveNode: " + std::to_string(id) + ", \"AnimCurveNode::" + name + "\", \"\" {\n\t\tProperties70:  {\n" +
+           "\t\t\tP: \"d|X\", \"Number\", \"\", \"A\"," + std::to_string(x) + "\n\t\t\tP: \"d|Y\", \"Number\", \"\", \"A\"," + std::to_string(y) +
+           "\n\t\t\tP: \"d|Z\", \"Number\", \"\", \"A\"," + std::to_string(z) + "\n\t\t}\n\t}\n";
+}
+
+std::string layer(int id, const std::string& name, const std::string& properties) {
+    return "\tAnimationLayer: " + std::to_string(id) + ", \"AnimLayer::" + name + "\", \"\" {\n\t\tProperties70:  {\n" + properties + "\t\t}\n\t}\n";
+}
+
+std::string number(const std::string& name, double v) { return "\t\t\tP: \"" + name + "\", \"Number\", \"\", \"A\"," + std::to_string(v) + "\n"; }
+
+}  // namespace
+
+// One joint 'Box' at (1, 0, 0) under seven layers, read at 0.5 s (worked out by hand):
+//   Base       T.x 0 -> 2 over 1 s                                   x = 1
+//   Add        additive at 50 %: T.x 4; R.z 90 (as rotations)        x = 1 + 2 = 3, R = Rz(45)
+//   Over       override: S 3                                         S = 3
+//   Pass       passthrough, weight animated 0 -> 100 %: T (1, 10, 0) x = 3 + (1 - 3) * 0.5 = 2, y = 5
+//   Muted      muted: T.z 100                                        z = 0
+//   ByChannel  additive, scales added: S 1                           S = 4
+//   Mul        additive at 50 %, scales multiplied: S 2              S = 4 * 2^0.5
+TEST(FbxLayers, LayersCombineByWeightAndBlendMode) {
+    const std::string linear = curve(30, {{0, 0}, {1, 2}}, {4, 4}, std::vector<float>(8, 0.0f));
+    const std::string weight = curve(31, {{0, 0}, {1, 100}}, {4, 4}, std::vector<float>(8, 0.0f));
+    std::string objects = model(1, "Box", "LimbNode", vec("Lcl Translation", 1, 0, 0)) +
+                          "\tAnimationStack: 10, \"AnimStack::Layers\", \"\" {\n\t}\n" + layer(11, "Base", "") +
+                          layer(12, "Add", number("Weight", 50)) + layer(13, "Over", "\t\t\tP: \"BlendMode\", \"enum\", \"\", \"\",1\n") +
+                          layer(14, "Pass", "\t\t\tP: \"BlendMode\", \"enum\", \"\", \"\",2\n" + number("Weight", 0)) +
+                          layer(15, "Muted", "\t\t\tP: \"Mute\", \"bool\", \"\", \"\",1\n") +
+                          layer(16, "ByChannel", "\t\t\tP: \"ScaleAccumulationMode\", \"enum\", \"\", \"\",1\n") + layer(17, "Mul", number("Weight", 50)) +
+                          node_with(20, "T", 0, 0, 0) + linear + node_with(21, "T", 4, 0, 0) + node_with(22, "R", 0, 0, 90) + node_with(23, "S", 3, 3, 3) +
+                          node_with(24, "T", 1, 10, 0) + "\tAnimationCurveNode: 25, \"AnimCurveNode::Weight\", \"\" {\n\t}\n" + weight +
+                          node_with(26, "T", 0, 0, 100) + node_with(27, "S", 1, 1, 1) + node_with(28, "S", 2, 2, 2);
+    std::string connections = link(1, 0) + link(11, 10) + link(12, 10) + link(13, 10) + link(14, 10) + link(15, 10) + link(16, 10) + link(17, 10);
+    connections += link(20, 11) + link(20, 1, "Lcl Translation") + link(30, 20, "d|X");
+    connections += link(21, 12) + link(21, 1, "Lcl Translation") + link(22, 12) + link(22, 1, "Lcl Rotation");
+    connections += link(23, 13) + link(23, 1, "Lcl Scaling");
+    connections += link(24, 14) + link(24, 1, "Lcl Translation") + link(25, 14) + link(25, 14, "Weight") + link(31, 25, "d|Weight");
+    connections += link(26, 15) + link(26, 1, "Lcl Translation") + link(27, 16) + link(27, 1, "Lcl Scaling") + link(28, 17) + link(28, 1, "Lcl Scaling");
+    const std::string text = fbx_scene(objects, connections);
+    LoadOptions options;
+    options.resample_curves = true;
+    auto s = load_bytes(std::vector<uint8_t>(text.begin(), text.end()), "layers.fbx", options);
+    ASSERT_TRUE(s) << s.error().to_string();
+    ASSERT_EQ(s->animations.size(), 1u);
+    ASSERT_EQ(s->skeleton.joints.size(), 1u);
+    const Transform p = sample_pose(s->skeleton, s->animations[0], 0.5f)[0];
+    EXPECT_NEAR(p.translate[0], 2.0, 1e-5);
+    EXPECT_NEAR(p.translate[1], 5.0, 1e-5);
+    EXPECT_NEAR(p.translate[2], 0.0, 1e-5);
+    EXPECT_NEAR(std::fabs(p.rotate[2]), std::sin(M_PI / 8), 1e-5);
+    EXPECT_NEAR(std::fabs(p.rotate[3]), std::cos(M_PI / 8), 1e-5);
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(p.scale[k], 4 * std::sqrt(2.0), 1e-5) << "scale " << k;
+    // At the end Pass weighs 100 %: its values replace the layers below.
+    const Transform end = sample_pose(s->skeleton, s->animations[0], 1.0f)[0];
+    EXPECT_NEAR(end.translate[0], 1.0, 1e-5);
+    EXPECT_NEAR(end.translate[1], 10.0, 1e-5);
+    const bool muted_said = std::any_of(s->warnings.items.begin(), s->warnings.items.end(), [](const Warning& w) { return w.message.find("muted") != std::string::npos; });
+    EXPECT_TRUE(muted_said);
+}
+
+// The corpus's Maya file with three layers on one stack (BaseLayer; X additive; Y additive with
+// its weight keyed 0 -> 100 % from frame 1 to 20, channels accumulated channel by channel). At
+// the end, from its keys by hand: T = X (10, -, 5) + Y (0, 10, 5) = (10, 10, 10); R = X (90, -, 45)
+// + Y (-45, 90, 0) = (45, 90, 45) in XYZ order, which is 90 degrees about Y; scales added (the
+// FBX SDK's rule for ScaleAccumulationMode 1, as ufbx reads it): 1 + (5, 1, 5) + (1, 5, 5).
+TEST(FbxLayers, MayaLayersFileCombinesItsLayers) {
+    RIGPORT_REQUIRE_CORPUS();
+    const auto path = rigport::test::corpus_dir() / "fbx" / "ufbx_ufbx__maya_anim_layers_7500_ascii.fbx";
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " not in the corpus";
+    auto s = load(path.string());
+    ASSERT_TRUE(s) << s.error().to_string();
+    ASSERT_EQ(s->animations.size(), 1u);
+    ASSERT_EQ(s->skeleton.joints.size(), 1u);  // the animated cube moves as a joint
+    const Animation& a = s->animations[0];
+    const Transform end = sample_pose(s->skeleton, a, a.duration())[0];
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(end.translate[k], 10.0, 1e-4) << k;
+    EXPECT_NEAR(std::fabs(end.rotate[1]), std::sqrt(0.5), 1e-5);
+    EXPECT_NEAR(std::fabs(end.rotate[3]), std::sqrt(0.5), 1e-5);
+    EXPECT_NEAR(end.scale[0], 7.0, 1e-4);
+    EXPECT_NEAR(end.scale[1], 7.0, 1e-4);
+    EXPECT_NEAR(end.scale[2], 11.0, 1e-4);
+    // At frame 1 layer Y weighs 0: only X's first keys add (0 translation, 0 rotation, scale 1).
+    const Transform first = sample_pose(s->skeleton, a, 1.0f / 24)[0];
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(first.translate[k], 0.0, 1e-3) << k;
+    EXPECT_NEAR(first.scale[0], 2.0, 1e-4);
+    // The cube's mesh follows it: rigidly bound to the joint.
+    ASSERT_FALSE(s->meshes.empty());
+    EXPECT_FALSE(s->meshes[0].skin.empty());
 }
