@@ -303,3 +303,36 @@ TEST(FbxLayers, MayaLayersFileCombinesItsLayers) {
     ASSERT_FALSE(s->meshes.empty());
     EXPECT_FALSE(s->meshes[0].skin.empty());
 }
+
+// A blend shape channel with an in-between shape: FullWeights 50 and 100, the first shape lifting
+// vertex 0 by 1, the second by 4. Its percent goes 0 -> 100 over 1 s (resting at 75): the lift is
+// 0.5 at 25 %, 1 at 50 %, 2.5 at 75 % (half of each), 4 at 100 %.
+TEST(FbxShapes, InBetweenShapesBlendByTheirFullWeights) {
+    std::string shapes =
+        "\tDeformer: 40, \"Deformer::Shapes\", \"BlendShape\" {\n\t}\n"
+        "\tDeformer: 41, \"SubDeformer::Lift\", \"BlendShapeChannel\" {\n\t\tDeformPercent: 75\n\t\tFullWeights: *2 {\n\t\t\ta: 50,100\n\t\t}\n\t}\n";
+    for (auto [id, z] : {std::pair{42, 1}, std::pair{43, 4}})
+        shapes += "\tGeometry: " + std::to_string(id) + ", \"Geometry::Lift\", \"Shape\" {\n\t\tIndexes: *1 {\n\t\t\ta: 0\n\t\t}\n\t\tVertices: *3 {\n\t\t\ta: 0,0," +
+                  std::to_string(z) + "\n\t\t}\n\t}\n";
+    const std::string objects = model(20, "Tri", "Mesh", "") + triangle(30) + shapes +
+                                "\tAnimationStack: 10, \"AnimStack::Lift\", \"\" {\n\t}\n\tAnimationLayer: 11, \"AnimLayer::Base\", \"\" {\n\t}\n" +
+                                "\tAnimationCurveNode: 50, \"AnimCurveNode::DeformPercent\", \"\" {\n\t}\n" +
+                                curve(51, {{0, 0}, {1, 100}}, {4, 4}, std::vector<float>(8, 0.0f));
+    const std::string connections = link(20, 0) + link(30, 20) + link(40, 30) + link(41, 40) + link(42, 41) + link(43, 41) + link(11, 10) + link(50, 11) +
+                                    link(50, 41, "DeformPercent") + link(51, 50, "d|DeformPercent");
+    const std::string text = fbx_scene(objects, connections);
+    LoadOptions options;
+    options.resample_curves = true;
+    auto s = load_bytes(std::vector<uint8_t>(text.begin(), text.end()), "shapes.fbx", options);
+    ASSERT_TRUE(s) << s.error().to_string();
+    ASSERT_EQ(s->meshes.size(), 1u);
+    const Mesh& m = s->meshes[0];
+    ASSERT_EQ(m.morph_targets.size(), 2u);
+    EXPECT_EQ(m.morph_targets[0].name, "Lift_50");
+    EXPECT_EQ(m.morph_targets[1].name, "Lift");
+    auto lift = [&](const std::vector<float>& w) { return w[0] * m.morph_targets[0].position_deltas[0][2] + w[1] * m.morph_targets[1].position_deltas[0][2]; };
+    EXPECT_NEAR(lift({m.morph_targets[0].default_weight, m.morph_targets[1].default_weight}), 2.5, 1e-6);  // at rest, 75 %
+    ASSERT_EQ(s->animations.size(), 1u);
+    for (auto [t, z] : {std::pair{0.0, 0.0}, {0.2, 0.4}, {0.5, 1.0}, {0.8, 2.8}, {1.0, 4.0}})
+        EXPECT_NEAR(lift(sample_morph_weights(m, 0, s->animations[0], float(t))), z, 1e-5) << "at " << t << " s";
+}

@@ -183,7 +183,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
                 for (const MorphTarget& t : m.morph_targets) w.weights.push_back(t.default_weight);
                 float* row = &w.weights[w.weights.size() - m.morph_targets.size()];
                 for (const MorphBinding* b : driven)
-                    row[b->target] = float(animated_percent(take, b->channel, 100.0 * m.morph_targets[b->target].default_weight, samples[i]) / 100.0);
+                    row[b->target] = float(shape_weight(b->full_weights, b->shape, animated_percent(take, b->channel, b->percent, samples[i])));
             }
             anim.morph_tracks.push_back(std::move(w));
         }

@@ -281,12 +281,24 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
                 const double* d = &per_point[k][size_t(point) * 3];
                 t.position_deltas.push_back({float(d[0]), float(d[1]), float(d[2])});
             }
-            bindings.push_back({uint32_t(scene.meshes.size()), uint32_t(b.mesh.morph_targets.size()), place.shapes[k].channel});
+            bindings.push_back({uint32_t(scene.meshes.size()), uint32_t(b.mesh.morph_targets.size()), place.shapes[k].channel, place.shapes[k].shape,
+                                place.shapes[k].full_weights, place.shapes[k].percent});
             b.mesh.morph_targets.push_back(std::move(t));
         }
         scene.meshes.push_back(std::move(b.mesh));
     }
     return true;
+}
+
+double shape_weight(const std::vector<double>& full_weights, size_t shape, double percent) {
+    const size_t n = full_weights.size();
+    if (shape >= n) return 0;
+    // The span [x(j-1), x(j)] holding the percent (x(-1) = 0), the first or last one beyond them.
+    size_t j = 0;
+    while (j + 1 < n && percent > full_weights[j]) ++j;
+    const double lo = j == 0 ? 0 : full_weights[j - 1], hi = full_weights[j];
+    const double a = hi > lo ? (percent - lo) / (hi - lo) : 1;
+    return shape == j ? a : shape + 1 == j ? 1 - a : 0;
 }
 
 }  // namespace rigport::fbx

@@ -13,18 +13,30 @@
 
 namespace rigport::fbx {
 
-// A blend shape channel's target (docs/fbx.md §2.7): control points moved by deltas.
+// A blend shape channel's shape (docs/fbx.md §2.7): control points moved by deltas. A channel
+// with in-between shapes gives one per shape, each reached at its FullWeights percent.
 struct ShapeInput {
     std::string name;
-    float default_weight = 0;            // DeformPercent / 100
+    float default_weight = 0;            // its weight at the channel's DeformPercent
     uint32_t channel = 0;                // the BlendShapeChannel object, for its weight's animation
+    uint32_t shape = 0;                  // which of the channel's shapes
+    std::vector<double> full_weights;    // the channel's FullWeights (percent), ascending
+    double percent = 0;                  // the channel's DeformPercent
     std::vector<int64_t> indexes;        // control points
     std::vector<double> deltas;          // x y z per index
 };
 
-// Which morph target of which scene mesh a blend shape channel drives.
+// A shape's weight at a channel's percent: the channel's shapes are reached in turn at their
+// full weights, each blended linearly from the one before (from none at 0 %), and continued
+// linearly beyond the first and the last.
+double shape_weight(const std::vector<double>& full_weights, size_t shape, double percent);
+
+// Which morph target of which scene mesh a blend shape channel's shape drives.
 struct MorphBinding {
     uint32_t mesh = 0, target = 0, channel = 0;
+    uint32_t shape = 0;
+    std::vector<double> full_weights;
+    double percent = 0;  // the channel's DeformPercent at rest
 };
 
 struct MeshPlacement {

@@ -312,19 +312,35 @@ private:
                 for (uint32_t sh : objects_.children_of(ch, "Geometry"))
                     if (objects_[sh].subclass == "Shape") shapes.push_back(sh);
                 if (shapes.empty()) continue;
-                in_between_ += shapes.size() - 1;
-                const Node& shape = *objects_[shapes.back()].node;
-                ShapeInput in;
-                in.name = objects_[ch].name;
-                in.channel = ch;
                 double percent = property_number(objects_[ch], "DeformPercent", 0);
                 if (const Node* d = objects_[ch].node->child("DeformPercent"); d && !d->properties.empty() && d->properties[0].is_number())
                     percent = d->properties[0].number;
-                in.default_weight = std::isfinite(percent) ? float(percent / 100.0) : 0.0f;
-                const Node* indexes = shape.child("Indexes");
-                const Node* vertices = shape.child("Vertices");
-                if (!indexes || !vertices || !indexes->integers_of(in.indexes) || !vertices->numbers_of(in.deltas)) continue;
-                out.push_back(std::move(in));
+                if (!std::isfinite(percent)) percent = 0;
+                // FullWeights: the percent at which each shape is reached (ascending); evenly
+                // spaced up to 100 where the file gives none that fit.
+                std::vector<double> full;
+                const Node* fw = objects_[ch].node->child("FullWeights");
+                bool fits = fw && fw->numbers_of(full) && full.size() == shapes.size();
+                for (size_t i = 0; fits && i < full.size(); ++i) fits = std::isfinite(full[i]) && full[i] > (i ? full[i - 1] : 0.0);
+                if (!fits) {
+                    full.clear();
+                    for (size_t i = 0; i < shapes.size(); ++i) full.push_back(100.0 * double(i + 1) / double(shapes.size()));
+                }
+                if (shapes.size() > 1) in_between_ += shapes.size() - 1;
+                for (uint32_t i = 0; i < shapes.size(); ++i) {
+                    const Node& shape = *objects_[shapes[i]].node;
+                    ShapeInput in;
+                    in.name = i + 1 == shapes.size() ? objects_[ch].name : fmt::format("{}_{:g}", objects_[ch].name, full[i]);
+                    in.channel = ch;
+                    in.shape = i;
+                    in.full_weights = full;
+                    in.percent = percent;
+                    in.default_weight = float(shape_weight(full, i, percent));
+                    const Node* indexes = shape.child("Indexes");
+                    const Node* vertices = shape.child("Vertices");
+                    if (!indexes || !vertices || !indexes->integers_of(in.indexes) || !vertices->numbers_of(in.deltas)) continue;
+                    out.push_back(std::move(in));
+                }
             }
         }
     }
@@ -349,7 +365,8 @@ private:
     // What this reader does not turn into scene data yet is said, never dropped in silence.
     void note_unread() {
         if (in_between_)
-            scene_.warnings.add(WarningCode::Ignored, fmt::format("{} in-between blend shapes left out: each channel keeps its full-weight shape", in_between_));
+            scene_.warnings.add(WarningCode::Interpreted, fmt::format("{} in-between blend shapes kept as morph targets of their own, weighted by their channel's percent "
+                                                                      "(a target format with plain morph weights cannot drive them from one value)", in_between_));
     }
 
     const Document& doc_;
