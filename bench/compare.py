@@ -172,6 +172,10 @@ def main():
                 continue  # animation-only file: neither tool writes it to glTF
             rows.append(("IQM -> GLB", [f], [rigport, "convert", f, "-o", os.path.join(out, "x.glb"), "-q"],
                          "assimp export", [assimp, "export", f, os.path.join(out, "y.glb")]))
+        if os.path.isdir(c("fbx")):
+            for f in sorted(existing([c("fbx", n) for n in os.listdir(c("fbx")) if n.lower().endswith(".fbx")])):
+                rows.append(("FBX -> GLB", [f], [rigport, "convert", f, "-o", os.path.join(out, "x.glb"), "-q"],
+                             "assimp export", [assimp, "export", f, os.path.join(out, "y.glb")]))
         for f in sorted(existing([c("gltf", n) for n in os.listdir(c("gltf")) if n.endswith((".glb", ".gltf"))])):
             rows.append(("glTF -> IQM", [f], [rigport, "convert", f, "-o", os.path.join(out, "x.iqm"), "-q"],
                          "assimp info", [assimp, "info", f]))

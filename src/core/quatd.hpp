@@ -62,6 +62,27 @@ inline D4 axis_angle(const D3& axis, double angle) {
     return {axis[0] * s, axis[1] * s, axis[2] * s, std::cos(angle / 2)};
 }
 
+// From a (w = 1 - t) to b (t = 1) on the shorter arc, renormalized; linear where they nearly agree.
+inline D4 slerp(const D4& a, D4 b, double t) {
+    double dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    if (dot < 0) {
+        for (double& c : b) c = -c;
+        dot = -dot;
+    }
+    double ka = 1 - t, kb = t;
+    if (dot < 1 - 1e-12) {
+        const double angle = std::acos(std::min(dot, 1.0)), s = std::sin(angle);
+        ka = std::sin((1 - t) * angle) / s;
+        kb = std::sin(t * angle) / s;
+    }
+    D4 q;
+    double n = 0;
+    for (size_t i = 0; i < 4; ++i) n += (q[i] = ka * a[i] + kb * b[i]) * q[i];
+    n = std::sqrt(n);
+    for (double& c : q) c /= n;
+    return q;
+}
+
 // q / |q|; a zero or non-finite q gives the identity.
 template <class Q>
 D4 unit(const Q& q) {

@@ -289,10 +289,10 @@ private:
                 bytes_.insert(bytes_.end(), stored.begin(), stored.end());
                 return;
             }
-            default: {  // S and W (bare words) as strings; ASCII "Class::Name" becomes "Name\0\1Class"
+            default: {  // S and W (bare words) as strings; ASCII "Class::Name" becomes "Name\0\1Class"; R raw bytes
                 std::string s(p.text);
-                if (size_t sep = s.find("::"); sep != std::string::npos) s = s.substr(sep + 2) + std::string("\0\1", 2) + s.substr(0, sep);
-                bytes_.push_back('S');
+                if (size_t sep = s.find("::"); p.type != 'R' && sep != std::string::npos) s = s.substr(sep + 2) + std::string("\0\1", 2) + s.substr(0, sep);
+                bytes_.push_back(p.type == 'R' ? 'R' : 'S');
                 put(s.size(), 4);
                 bytes_.insert(bytes_.end(), s.begin(), s.end());
                 return;

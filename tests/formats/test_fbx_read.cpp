@@ -299,3 +299,52 @@ TEST(FbxCorpus, ResampledCurvesKeepThePosesAtTheKeys) {
     auto r = run_cli({"convert", in.string(), "--resample", "-o", out.string(), "-q"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
 }
+
+// A texture whose image the file holds (Video Content): ASCII writes it in base64 over several
+// strings after an empty first value, binary as raw bytes; either way the image is kept byte for
+// byte once in Scene::images, named for output after the file it was.
+TEST(FbxRead, EmbeddedTextureImagesAreKept) {
+    std::string text = fbx_skinned_quad_ascii();
+    const std::string video =
+        "\tVideo: 650, \"Video::skin\", \"Clip\" {\n\t\tType: \"Clip\"\n\t\tRelativeFilename: \"tex\\skin.png\"\n"
+        "\t\tContent: , \"iVBORw0KGgpy\", \"aWdwb3J0LXRl\",\n\t\t\"c3QtaW1hZ2U=\"\n\t}\n";
+    text.insert(text.find("\tDeformer: 700"), video);
+    text.insert(text.find("\tC: \"OO\",300,0"), "\tC: \"OO\",650,600\n");
+    const std::vector<uint8_t> bytes(text.begin(), text.end());
+    const std::string expected = std::string("\x89PNG\r\n\x1a\n", 8) + "rigport-test-image";
+    auto check = [&](const Scene& s) {
+        ASSERT_EQ(s.images.size(), 1u);
+        EXPECT_EQ(std::string(s.images[0].bytes.begin(), s.images[0].bytes.end()), expected);
+        ASSERT_EQ(s.materials.size(), 1u);
+        ASSERT_EQ(s.materials[0].maps.size(), 1u);
+        EXPECT_EQ(s.materials[0].maps[0].image, 0);
+        EXPECT_EQ(s.materials[0].maps[0].uri, "skin.png");
+    };
+    auto ascii = load_bytes(bytes, "quad.fbx");
+    ASSERT_TRUE(ascii) << ascii.error().to_string();
+    check(*ascii);
+    // The binary twin: Content as one raw ('R') value.
+    auto doc = fbx::parse_ascii(bytes, {});
+    ASSERT_TRUE(doc) << doc.error().to_string();
+    for (fbx::Node& o : doc->root.children)
+        if (o.name == "Objects")
+            for (fbx::Node& v : o.children)
+                if (v.name == "Video")
+                    for (fbx::Node& c : v.children)
+                        if (c.name == "Content") {
+                            fbx::Property raw;
+                            raw.type = 'R';
+                            raw.text = expected;
+                            c.properties = {raw};
+                        }
+    auto binary = load_bytes(FbxBinaryWriter(7400, false, false).write(*doc), "quad.fbx");
+    ASSERT_TRUE(binary) << binary.error().to_string();
+    check(*binary);
+    // The corpus's Blender file embeds two PNGs.
+    const fs::path barbarian = corpus_dir() / "fbx" / "ufbx_ufbx__blender_293_barbarian_7400_binary.fbx";
+    if (!fs::exists(barbarian)) return;
+    auto s = load(barbarian.string());
+    ASSERT_TRUE(s) << s.error().to_string();
+    ASSERT_EQ(s->images.size(), 2u);
+    for (const EmbeddedImage& i : s->images) EXPECT_EQ(std::string(i.bytes.begin(), i.bytes.begin() + 4), "\x89PNG");
+}

@@ -141,6 +141,7 @@ private:
     // after the node.
     bool values(Node& node, uint32_t depth, Token& t) {
         t = lex_.next();
+        if (t.kind == Kind::Comma) t = lex_.next();  // "Content: , "...": the FBX SDK's embedded media starts so
         for (;;) {
             if (t.kind == Kind::Open) {
                 if (!children(node, depth + 1, false) || !collapse_array(node, t)) return false;

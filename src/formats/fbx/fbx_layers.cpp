@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/quatd.hpp"
+
 namespace rigport::fbx {
 
 namespace {
@@ -33,61 +35,19 @@ double powabs(double v, double e) {
     return std::copysign(std::pow(std::fabs(v), e), v);
 }
 
-// Rotations composed across layers, in doubles: w, x, y, z.
-using DQuat = std::array<double, 4>;
-
-DQuat quat_of(const Mat4& m) {
-    // The largest of w, x, y, z first, for precision (m[col][row]).
-    const double t = m[0][0] + m[1][1] + m[2][2];
-    DQuat q;
-    if (t > 0) {
-        const double s = std::sqrt(t + 1) * 2;
-        q = {0.25 * s, (m[1][2] - m[2][1]) / s, (m[2][0] - m[0][2]) / s, (m[0][1] - m[1][0]) / s};
-    } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
-        const double s = std::sqrt(1 + m[0][0] - m[1][1] - m[2][2]) * 2;
-        q = {(m[1][2] - m[2][1]) / s, 0.25 * s, (m[1][0] + m[0][1]) / s, (m[2][0] + m[0][2]) / s};
-    } else if (m[1][1] > m[2][2]) {
-        const double s = std::sqrt(1 + m[1][1] - m[0][0] - m[2][2]) * 2;
-        q = {(m[2][0] - m[0][2]) / s, (m[1][0] + m[0][1]) / s, 0.25 * s, (m[2][1] + m[1][2]) / s};
-    } else {
-        const double s = std::sqrt(1 + m[2][2] - m[0][0] - m[1][1]) * 2;
-        q = {(m[0][1] - m[1][0]) / s, (m[2][0] + m[0][2]) / s, (m[2][1] + m[1][2]) / s, 0.25 * s};
-    }
-    return q;
+// A rotation matrix (m[col][row]) as a quaternion and back.
+quatd::D4 quat_of(const Mat4& m) {
+    const double r[3][3] = {{m[0][0], m[1][0], m[2][0]}, {m[0][1], m[1][1], m[2][1]}, {m[0][2], m[1][2], m[2][2]}};
+    return quatd::unit(quatd::from_matrix(r));
 }
 
-Mat4 matrix_of(const DQuat& q) {
-    const double w = q[0], x = q[1], y = q[2], z = q[3];
+Mat4 matrix_of(const quatd::D4& q) {
+    double r[3][3];
+    quatd::to_matrix(q, r);
     Mat4 m = identity_matrix();
-    m[0] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y), 0};
-    m[1] = {2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x), 0};
-    m[2] = {2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y), 0};
+    for (int col = 0; col < 3; ++col)
+        for (int row = 0; row < 3; ++row) m[size_t(col)][size_t(row)] = r[row][col];
     return m;
-}
-
-DQuat times(const DQuat& a, const DQuat& b) {
-    return {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-            a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
-}
-
-DQuat slerp(const DQuat& a, DQuat b, double w) {
-    double dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-    if (dot < 0) {  // the shorter arc
-        for (double& v : b) v = -v;
-        dot = -dot;
-    }
-    double ka = 1 - w, kb = w;
-    if (dot < 1 - 1e-12) {
-        const double angle = std::acos(std::min(dot, 1.0)), s = std::sin(angle);
-        ka = std::sin((1 - w) * angle) / s;
-        kb = std::sin(w * angle) / s;
-    }
-    DQuat q;
-    double length = 0;
-    for (size_t i = 0; i < 4; ++i) length += (q[i] = ka * a[i] + kb * b[i]) * q[i];
-    length = std::sqrt(length);
-    for (double& v : q) v /= length;
-    return q;
 }
 
 // x combined with a later layer's value v at weight w.
@@ -278,7 +238,7 @@ bool animates_shape(const Take& take, uint32_t channel) {
 NodeTransform animated_transform(const Take& take, uint32_t model, const NodeTransform& rest, int64_t t) {
     NodeTransform out = rest;
     D3* values[3] = {&out.translation, &out.rotation, &out.scaling};
-    std::optional<DQuat> rotation;  // once a layer composed rotations
+    std::optional<quatd::D4> rotation;  // once a layer composed rotations
     for (size_t li = 0; li < take.layers.size(); ++li) {
         const Layer& layer = take.layers[li];
         const auto it = layer.models.find(model);
@@ -298,9 +258,9 @@ NodeTransform animated_transform(const Take& take, uint32_t model, const NodeTra
             } else if (c == 2 && layer.compose_scale) {
                 for (size_t k = 0; k < 3; ++k) out.scaling[k] = additive ? out.scaling[k] * powabs(v[k], w) : powabs(out.scaling[k], 1 - w) * powabs(v[k], w);
             } else if (c == 1 && (layer.compose_rotation || rotation)) {
-                const DQuat base = rotation ? *rotation : quat_of(euler_matrix(out.rotation, out.rotation_order));
-                const DQuat q = quat_of(euler_matrix(v, out.rotation_order));
-                rotation = additive ? times(base, slerp({1, 0, 0, 0}, q, w)) : slerp(base, q, w);
+                const quatd::D4 base = rotation ? *rotation : quat_of(euler_matrix(out.rotation, out.rotation_order));
+                const quatd::D4 q = quat_of(euler_matrix(v, out.rotation_order));
+                rotation = additive ? quatd::mul(base, quatd::slerp({0, 0, 0, 1}, q, w)) : quatd::slerp(base, q, w);
             } else {
                 for (size_t k = 0; k < 3; ++k) (*values[c])[k] = combine((*values[c])[k], v[k], layer.blend, w);
             }

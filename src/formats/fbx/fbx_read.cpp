@@ -13,6 +13,7 @@
 #include "formats/fbx/fbx_layers.hpp"
 #include "formats/fbx/fbx_document.hpp"
 #include "formats/fbx/fbx_layout.hpp"
+#include "formats/fbx/fbx_material.hpp"
 #include "formats/fbx/fbx_mesh.hpp"
 #include "formats/fbx/fbx_objects.hpp"
 #include "formats/fbx/fbx_transform.hpp"
@@ -50,7 +51,7 @@ public:
         scene_.meta.dialect = doc_.binary ? "binary" : "ascii";
         read_settings();
         if (!read_models() || !read_skins() || !build_skeleton()) return error_;
-        read_materials();
+        read_materials(objects_, scene_, material_of_);
         if (!read_meshes() || !read_stacks()) return error_;
         note_unread();
         // Finite numbers whose transforms overflow (1e300 scales, degenerate bind matrices) are
@@ -214,39 +215,6 @@ private:
         if (sheared_)
             scene_.warnings.add(WarningCode::Interpreted, fmt::format("{} joints' bind poses hold a shear (non-uniform scale under rotation); kept as the nearest rotation and scale", sheared_));
         return true;
-    }
-
-    void read_materials() {
-        for (uint32_t i = 0; i < objects_.list.size(); ++i) {
-            if (objects_[i].kind != "Material") continue;
-            const Object& o = objects_[i];
-            Material mat;
-            mat.name = o.name;
-            const auto d = property_vec3(o, "DiffuseColor", property_vec3(o, "Diffuse", {0.8, 0.8, 0.8}));
-            const double factor = property_number(o, "DiffuseFactor", 1);
-            const double opacity = property_number(o, "Opacity", 1 - property_number(o, "TransparencyFactor", 0));
-            mat.diffuse = {float(d[0] * factor), float(d[1] * factor), float(d[2] * factor), float(std::clamp(opacity, 0.0, 1.0))};
-            for (const Link& l : objects_.children[i]) {
-                const Object& t = objects_[l.object];
-                if (t.kind != "Texture") continue;
-                TextureMap map;
-                map.type_name = std::string(l.property);
-                map.type = l.property == "NormalMap" || l.property == "Bump" ? TextureType::Normal
-                         : l.property == "SpecularColor"                    ? TextureType::Specular
-                         : l.property == "EmissiveColor"                    ? TextureType::Emissive
-                         : l.property == "TransparentColor"                 ? TextureType::Opacity
-                         : l.property == "DiffuseColor"                     ? TextureType::Diffuse : TextureType::Other;
-                const Node* rel = t.node->child("RelativeFilename");
-                const Node* abs = t.node->child("FileName");
-                const Node* file = rel && !rel->properties.empty() && !rel->properties[0].text.empty() ? rel : abs;
-                if (!file || file->properties.empty()) continue;
-                map.uri = std::string(file->properties[0].text);
-                std::replace(map.uri.begin(), map.uri.end(), '\\', '/');
-                mat.maps.push_back(std::move(map));
-            }
-            material_of_[i] = int32_t(scene_.materials.size());
-            scene_.materials.push_back(std::move(mat));
-        }
     }
 
     bool read_meshes() {

@@ -2,6 +2,7 @@
 // (RFC 2397, RFC 4648) or external files, and bufferViews checked against them (§3.6.1).
 #include <fmt/format.h>
 
+#include "core/base64.hpp"
 #include "formats/gltf/gltf_layout.hpp"
 #include "formats/gltf/gltf_read_parts.hpp"
 #include "io/byte_cursor.hpp"
@@ -19,34 +20,6 @@ int hex_digit(char c) {
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
-}
-
-int base64_digit(char c) {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+' || c == '-') return 62;  // standard and URL-safe alphabets
-    if (c == '/' || c == '_') return 63;
-    return -1;
-}
-
-// Base64 text -> bytes; trailing '=' padding optional. The position of a bad character, if any.
-std::optional<size_t> decode_base64(std::string_view text, std::vector<uint8_t>& out) {
-    while (!text.empty() && text.back() == '=') text.remove_suffix(1);
-    out.reserve(text.size() / 4 * 3 + 3);
-    uint32_t bits = 0;
-    int held = 0;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const int d = base64_digit(text[i]);
-        if (d < 0) return i;
-        bits = bits << 6 | uint32_t(d);
-        held += 6;
-        if (held >= 8) {
-            held -= 8;
-            out.push_back(uint8_t(bits >> held));
-        }
-    }
-    return std::nullopt;
 }
 
 }  // namespace
@@ -71,7 +44,7 @@ std::optional<std::string> decode_data_uri(const std::string& uri, std::vector<u
     const std::string_view header(uri.data() + 5, comma - 5);
     media_type = std::string(header.substr(0, header.find(';')));
     if (header.size() >= 7 && header.substr(header.size() - 7) == ";base64") {
-        if (auto bad = decode_base64(std::string_view(uri).substr(comma + 1), bytes))
+        if (auto bad = detail::decode_base64(std::string_view(uri).substr(comma + 1), bytes))
             return fmt::format("invalid base64 at character {}", comma + 1 + *bad);
     } else {
         const std::string text = percent_decode(uri.substr(comma + 1));
