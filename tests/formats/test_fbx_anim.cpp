@@ -31,6 +31,14 @@ Expected<Scene> load_text(const std::string& text) {
     return load_bytes(bytes, "scene.fbx");
 }
 
+// The scene read with its curves resampled at 30 Hz (so values between keys can be checked).
+Expected<Scene> load_resampled(const std::string& objects, const std::string& connections) {
+    const std::string text = fbx_scene(objects, connections);
+    LoadOptions options;
+    options.resample_curves = true;
+    return load_bytes(std::vector<uint8_t>(text.begin(), text.end()), "scene.fbx", options);
+}
+
 // A Model with Properties70 lines.
 std::string model(int id, const std::string& name, const std::string& kind, const std::string& properties) {
     return "\tModel: " + std::to_string(id) + ", \"Model::" + name + "\", \"" + kind + "\" {\n\t\tProperties70:  {\n" + properties + "\t\t}\n\t}\n";
@@ -196,10 +204,7 @@ TEST(FbxCurves, CubicKeysBetweenKeysFollowTheirTangents) {
     }
     objects += "\tAnimationStack: 10, \"AnimStack::Curves\", \"\" {\n\t}\n\tAnimationLayer: 11, \"AnimLayer::Base\", \"\" {\n\t}\n";
     connections += link(11, 10);
-    const std::string text = fbx_scene(objects, connections);
-    LoadOptions options;
-    options.resample_curves = true;
-    auto s = load_bytes(std::vector<uint8_t>(text.begin(), text.end()), "curves.fbx", options);
+    auto s = load_resampled(objects, connections);
     ASSERT_TRUE(s) << s.error().to_string();
     ASSERT_EQ(s->animations.size(), 1u);
     ASSERT_EQ(s->skeleton.joints.size(), std::size(cases));
@@ -252,10 +257,7 @@ TEST(FbxLayers, LayersCombineByWeightAndBlendMode) {
     connections += link(23, 13) + link(23, 1, "Lcl Scaling");
     connections += link(24, 14) + link(24, 1, "Lcl Translation") + link(25, 14) + link(25, 14, "Weight") + link(31, 25, "d|Weight");
     connections += link(26, 15) + link(26, 1, "Lcl Translation") + link(27, 16) + link(27, 1, "Lcl Scaling") + link(28, 17) + link(28, 1, "Lcl Scaling");
-    const std::string text = fbx_scene(objects, connections);
-    LoadOptions options;
-    options.resample_curves = true;
-    auto s = load_bytes(std::vector<uint8_t>(text.begin(), text.end()), "layers.fbx", options);
+    auto s = load_resampled(objects, connections);
     ASSERT_TRUE(s) << s.error().to_string();
     ASSERT_EQ(s->animations.size(), 1u);
     ASSERT_EQ(s->skeleton.joints.size(), 1u);
@@ -320,10 +322,7 @@ TEST(FbxShapes, InBetweenShapesBlendByTheirFullWeights) {
                                 curve(51, {{0, 0}, {1, 100}}, {4, 4}, std::vector<float>(8, 0.0f));
     const std::string connections = link(20, 0) + link(30, 20) + link(40, 30) + link(41, 40) + link(42, 41) + link(43, 41) + link(11, 10) + link(50, 11) +
                                     link(50, 41, "DeformPercent") + link(51, 50, "d|DeformPercent");
-    const std::string text = fbx_scene(objects, connections);
-    LoadOptions options;
-    options.resample_curves = true;
-    auto s = load_bytes(std::vector<uint8_t>(text.begin(), text.end()), "shapes.fbx", options);
+    auto s = load_resampled(objects, connections);
     ASSERT_TRUE(s) << s.error().to_string();
     ASSERT_EQ(s->meshes.size(), 1u);
     const Mesh& m = s->meshes[0];
