@@ -335,3 +335,34 @@ TEST(FbxShapes, InBetweenShapesBlendByTheirFullWeights) {
     for (auto [t, z] : {std::pair{0.0, 0.0}, {0.2, 0.4}, {0.5, 1.0}, {0.8, 2.8}, {1.0, 4.0}})
         EXPECT_NEAR(lift(sample_morph_weights(m, 0, s->animations[0], float(t))), z, 1e-5) << "at " << t << " s";
 }
+
+// Shape normals are offsets by control point: a triangle facing +Z under a model turned 90
+// degrees about Z, its shape tilting vertex 0's normal by (1, 0, 0): at full weight that normal
+// is the turned (1, 0, 1) / sqrt 2 = (0, 0.7071, 0.7071); the others keep theirs. A shape whose
+// normals are all zero (Blender writes so) gives no normal deltas.
+TEST(FbxShapes, ShapeNormalsAreOffsetsPlacedLikeTheMeshNormals) {
+    const std::string geometry =
+        "\tGeometry: 30, \"Geometry::Tri\", \"Mesh\" {\n\t\tVertices: *9 {\n\t\t\ta: 0,0,0,1,0,0,0,1,0\n\t\t}\n"
+        "\t\tPolygonVertexIndex: *3 {\n\t\t\ta: 0,1,-3\n\t\t}\n\t\tLayerElementNormal: 0 {\n\t\t\tMappingInformationType: \"ByPolygonVertex\"\n"
+        "\t\t\tReferenceInformationType: \"Direct\"\n\t\t\tNormals: *9 {\n\t\t\t\ta: 0,0,1,0,0,1,0,0,1\n\t\t\t}\n\t\t}\n\t}\n";
+    std::string shapes = "\tDeformer: 40, \"Deformer::Shapes\", \"BlendShape\" {\n\t}\n";
+    const std::pair<int, const char*> normals[] = {{42, "1,0,0"}, {44, "0,0,0"}};
+    for (auto [id, n] : normals)
+        shapes += "\tDeformer: " + std::to_string(id - 1) + ", \"SubDeformer::S" + std::to_string(id) + "\", \"BlendShapeChannel\" {\n\t}\n" +
+                  "\tGeometry: " + std::to_string(id) + ", \"Geometry::S\", \"Shape\" {\n\t\tIndexes: *1 {\n\t\t\ta: 0\n\t\t}\n\t\tVertices: *3 {\n\t\t\ta: 0,0,1\n\t\t}\n" +
+                  "\t\tNormals: *3 {\n\t\t\ta: " + n + "\n\t\t}\n\t}\n";
+    auto s = load_text(fbx_scene(model(20, "Tri", "Mesh", vec("Lcl Rotation", 0, 0, 90)) + geometry + shapes,
+                                 link(20, 0) + link(30, 20) + link(40, 30) + link(41, 40) + link(42, 41) + link(43, 40) + link(44, 43)));
+    ASSERT_TRUE(s) << s.error().to_string();
+    ASSERT_EQ(s->meshes.size(), 1u);
+    const Mesh& m = s->meshes[0];
+    ASSERT_EQ(m.morph_targets.size(), 2u);
+    const MorphTarget& tilt = m.morph_targets[0];
+    ASSERT_EQ(tilt.normal_deltas.size(), m.vertex_count());
+    for (size_t v = 0; v < m.vertex_count(); ++v) {
+        const bool moved = m.positions[v][0] == 0 && m.positions[v][1] == 0;  // control point 0 stays at the origin
+        const Vec3 n{m.normals[v][0] + tilt.normal_deltas[v][0], m.normals[v][1] + tilt.normal_deltas[v][1], m.normals[v][2] + tilt.normal_deltas[v][2]};
+        expect_point(n, 0, moved ? std::sqrt(0.5) : 0, moved ? std::sqrt(0.5) : 1, "normal of vertex " + std::to_string(v));
+    }
+    EXPECT_TRUE(m.morph_targets[1].normal_deltas.empty());
+}

@@ -1,6 +1,7 @@
 // FBX Geometry to rigport meshes (docs/fbx.md §2.3).
 #include "formats/fbx/fbx_mesh.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -85,10 +86,19 @@ std::array<double, 3> apply(const Mat4& m, const double* p, double w) {
 }
 
 // Corners of one output mesh: vertices by the corner's values, triangles fanned.
+// A normal placed by the inverse's transpose, (M^-1)^T n, unit length (+Z when it has none).
+Vec3 place_normal(const Mat4& inverse, const std::array<double, 3>& n) {
+    std::array<double, 3> d{};
+    for (int k = 0; k < 3; ++k) d[k] = inverse[k][0] * n[0] + inverse[k][1] * n[1] + inverse[k][2] * n[2];
+    const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    return len > 0 && std::isfinite(len) ? Vec3{float(d[0] / len), float(d[1] / len), float(d[2] / len)} : Vec3{0, 0, 1};
+}
+
 struct Builder {
     Mesh mesh;
     std::unordered_map<std::string, uint32_t> vertex_of;
     std::vector<int64_t> point_of;  // per vertex: its control point
+    std::vector<std::array<double, 3>> raw_normal;  // per vertex: its normal as the file gives it
 };
 
 }  // namespace
@@ -204,12 +214,10 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
                 };
                 const int64_t n = index_in_key();
                 if (normals.present) {
-                    const double* src = n >= 0 ? &normals.values[size_t(n) * 3] : nullptr;
-                    std::array<double, 3> d{};
-                    if (src)  // the inverse's transpose: (M^-1)^T n
-                        for (int k = 0; k < 3; ++k) d[k] = nm[k][0] * src[0] + nm[k][1] * src[1] + nm[k][2] * src[2];
-                    const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-                    mesh.normals.push_back(len > 0 && std::isfinite(len) ? Vec3{float(d[0] / len), float(d[1] / len), float(d[2] / len)} : Vec3{0, 0, 1});
+                    std::array<double, 3> raw{};
+                    if (n >= 0) raw = {normals.values[size_t(n) * 3], normals.values[size_t(n) * 3 + 1], normals.values[size_t(n) * 3 + 2]};
+                    b.raw_normal.push_back(raw);
+                    mesh.normals.push_back(place_normal(nm, raw));
                 }
                 mesh.texcoords.resize(uvs.size());
                 for (size_t k = 0; k < uvs.size(); ++k) {
@@ -249,7 +257,7 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
         scene.warnings.add(WarningCode::Substituted, fmt::format("geometry '{}': {} corner values missing from their layer (index out of range or -1); zeros used", geometry.name, missing_values), g.offset);
     // Blend shapes: each vertex moves by its control point's delta (the placement's linear part
     // turns the deltas as it turns the points).
-    std::vector<std::vector<double>> per_point(place.shapes.size());
+    std::vector<std::vector<double>> per_point(place.shapes.size()), normal_per_point(place.shapes.size());
     for (size_t k = 0; k < place.shapes.size(); ++k) {
         const ShapeInput& shape = place.shapes[k];
         if (shape.deltas.size() != shape.indexes.size() * 3) {
@@ -257,7 +265,13 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
                                             shape.indexes.size(), shape.deltas.size()));
             return false;
         }
+        if (!shape.normals.empty() && shape.normals.size() != shape.deltas.size()) {
+            error = error_at(g, fmt::format("geometry '{}': shape '{}' has {} delta numbers and {} normal numbers", geometry.name, shape.name,
+                                            shape.deltas.size(), shape.normals.size()));
+            return false;
+        }
         per_point[k].assign(size_t(point_count) * 3, 0.0);
+        if (std::any_of(shape.normals.begin(), shape.normals.end(), [](double x) { return x != 0; })) normal_per_point[k].assign(size_t(point_count) * 3, 0.0);
         for (size_t i = 0; i < shape.indexes.size(); ++i) {
             const int64_t point = shape.indexes[i];
             if (point < 0 || point >= point_count) {
@@ -266,6 +280,8 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
             }
             const auto d = apply(m, &shape.deltas[i * 3], 0);
             for (int c = 0; c < 3; ++c) per_point[k][size_t(point) * 3 + size_t(c)] += d[size_t(c)];
+            if (!normal_per_point[k].empty())
+                for (int c = 0; c < 3; ++c) normal_per_point[k][size_t(point) * 3 + size_t(c)] += shape.normals[i * 3 + size_t(c)];
         }
     }
     for (auto& [mat, b] : by_material) {
@@ -281,6 +297,15 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
                 const double* d = &per_point[k][size_t(point) * 3];
                 t.position_deltas.push_back({float(d[0]), float(d[1]), float(d[2])});
             }
+            // Shape normals are offsets from the mesh's normals by control point (zeros: none):
+            // the target's normal delta is the offset normal placed, less the vertex's normal.
+            if (!normal_per_point[k].empty() && b.raw_normal.size() == b.point_of.size())
+                for (size_t i = 0; i < b.point_of.size(); ++i) {
+                    const double* d = &normal_per_point[k][size_t(b.point_of[i]) * 3];
+                    const std::array<double, 3> moved{b.raw_normal[i][0] + d[0], b.raw_normal[i][1] + d[1], b.raw_normal[i][2] + d[2]};
+                    const Vec3 n = place_normal(nm, moved), base = b.mesh.normals[i];
+                    t.normal_deltas.push_back({n[0] - base[0], n[1] - base[1], n[2] - base[2]});
+                }
             bindings.push_back({uint32_t(scene.meshes.size()), uint32_t(b.mesh.morph_targets.size()), place.shapes[k].channel, place.shapes[k].shape,
                                 place.shapes[k].full_weights, place.shapes[k].percent});
             b.mesh.morph_targets.push_back(std::move(t));

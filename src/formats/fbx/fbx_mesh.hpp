@@ -24,6 +24,7 @@ struct ShapeInput {
     double percent = 0;                  // the channel's DeformPercent
     std::vector<int64_t> indexes;        // control points
     std::vector<double> deltas;          // x y z per index
+    std::vector<double> normals;         // normal offsets, x y z per index (may be empty)
 };
 
 // A shape's weight at a channel's percent: the channel's shapes are reached in turn at their

@@ -307,6 +307,7 @@ private:
                     const Node* indexes = shape.child("Indexes");
                     const Node* vertices = shape.child("Vertices");
                     if (!indexes || !vertices || !indexes->integers_of(in.indexes) || !vertices->numbers_of(in.deltas)) continue;
+                    if (const Node* normals = shape.child("Normals")) (void)normals->numbers_of(in.normals);
                     out.push_back(std::move(in));
                 }
             }
