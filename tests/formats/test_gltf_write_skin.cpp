@@ -43,6 +43,19 @@ Scene two_roots() {
     return s;
 }
 
+// A joint whose rest pose scales an axis to 0 has no inverse bind matrix: the writer refuses the
+// skin, naming the joint, rather than write one rounding made up (entries near 1e17 that no
+// reader can use; a fuzz finding).
+TEST(GltfSkin, AJointFlattenedAtRestIsAnErrorNamingIt) {
+    Scene s = two_roots();
+    s.skeleton.joints[1].bind.scale = {0, 1, 1};
+    auto out = save_bytes(s, "flat.glb", SaveOptions{.format = "glb"});
+    ASSERT_FALSE(out);
+    EXPECT_NE(out.error().message.find("joint 'spine'"), std::string::npos) << out.error().message;
+    s.skeleton.joints[1].bind.scale = {1e-3f, 1e-3f, 1e-3f};  // small but whole: written
+    EXPECT_TRUE(save_bytes(s, "small.glb", SaveOptions{.format = "glb"}));
+}
+
 TEST(GltfSkin, JointsMergedWeightsNormalized) {
     ParsedGltf g = write_glb(two_roots());
     ASSERT_EQ(g.attribute(1, "JOINTS_0"), -1);  // the rigid mesh has no skin

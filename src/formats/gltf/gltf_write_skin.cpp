@@ -101,14 +101,23 @@ void plan_nodes(WriteContext& ctx) {
     }
 }
 
-void write_skin(WriteContext& ctx) {
-    if (!ctx.skinning) return;
+Expected<Ok> write_skin(WriteContext& ctx) {
+    if (!ctx.skinning) return Ok{};
     const Skeleton& skeleton = ctx.scene.skeleton;
     // IBM_j = inverse(world bind_j), column-major, last row exactly (0,0,0,1) (§3.3).
     const std::vector<Mat4> world = world_matrices(skeleton, bind_pose(skeleton));
     std::vector<float> values;
     values.reserve(world.size() * 16);
-    for (const Mat4& w : world) {
+    for (size_t j = 0; j < world.size(); ++j) {
+        const Mat4& w = world[j];
+        // A rest pose that flattens an axis (a scale of 0, or one lost to rounding) has no
+        // inverse: rounding would give one with entries near 1e17, which no reader could use.
+        const double c0 = std::hypot(w[0][0], w[0][1], w[0][2]), c1 = std::hypot(w[1][0], w[1][1], w[1][2]), c2 = std::hypot(w[2][0], w[2][1], w[2][2]);
+        const double det = w[0][0] * (w[1][1] * w[2][2] - w[2][1] * w[1][2]) - w[1][0] * (w[0][1] * w[2][2] - w[2][1] * w[0][2]) +
+                           w[2][0] * (w[0][1] * w[1][2] - w[1][1] * w[0][2]);
+        if (!(std::fabs(det) > 1e-9 * c0 * c1 * c2) || !(c0 > 0 && c1 > 0 && c2 > 0))
+            return make_error(ErrorCode::InvalidArgument, fmt::format("joint '{}': its rest pose scales an axis to nothing, so it has no inverse bind matrix "
+                                                                      "for glTF's skin (give its bind pose a non-zero scale)", skeleton.joints[j].name));
         const Mat4 ibm = inverse_affine(w);
         for (int col = 0; col < 4; ++col)
             for (int row = 0; row < 4; ++row) values.push_back(row < 3 ? float(ibm[col][row]) : col == 3 ? 1.0f : 0.0f);
@@ -118,6 +127,7 @@ void write_skin(WriteContext& ctx) {
     for (uint32_t j = 0; j < skeleton.joints.size(); ++j) skin.joints.push_back(j);
     skin.skeleton = ctx.joint_root;
     ctx.doc.skins.push_back(std::move(skin));
+    return Ok{};
 }
 
 }  // namespace rigport::gltf
