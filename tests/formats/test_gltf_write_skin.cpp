@@ -2,6 +2,7 @@
 // animations (formats/gltf.md §1-§4). Output parsed independently (gltf_parse.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "formats/gltf_parse.hpp"
@@ -43,17 +44,33 @@ Scene two_roots() {
     return s;
 }
 
-// A joint whose rest pose scales an axis to 0 has no inverse bind matrix: the writer refuses the
-// skin, naming the joint, rather than write one rounding made up (entries near 1e17 that no
-// reader can use; a fuzz finding).
-TEST(GltfSkin, AJointFlattenedAtRestIsAnErrorNamingIt) {
+// A joint whose rest pose scales an axis to 0 has no inverse bind matrix: rounding made one
+// with entries near 1e17 that rigport's own reader could not bake (a fuzz finding). The writer
+// now writes the inverse of its rest place and rotation, says so, and the file reads back.
+TEST(GltfSkin, AJointFlattenedAtRestGetsTheInverseOfItsPlaceAndRotation) {
     Scene s = two_roots();
+    s.meta.up = UpAxis::Y;  // no axis change: the matrices as the scene has them
     s.skeleton.joints[1].bind.scale = {0, 1, 1};
-    auto out = save_bytes(s, "flat.glb", SaveOptions{.format = "glb"});
-    ASSERT_FALSE(out);
-    EXPECT_NE(out.error().message.find("joint 'spine'"), std::string::npos) << out.error().message;
-    s.skeleton.joints[1].bind.scale = {1e-3f, 1e-3f, 1e-3f};  // small but whole: written
-    EXPECT_TRUE(save_bytes(s, "small.glb", SaveOptions{.format = "glb"}));
+    Warnings warnings;
+    SaveOptions options;
+    options.format = "glb";
+    options.warnings = &warnings;
+    auto out = save_bytes(s, "flat.glb", options);
+    ASSERT_TRUE(out) << out.error().to_string();
+    const bool said = std::any_of(warnings.items.begin(), warnings.items.end(), [](const Warning& w) { return w.message.find("joint 'spine'") != std::string::npos; });
+    EXPECT_TRUE(said);
+    LoadOptions back;
+    back.format = "gltf";
+    auto read = load_bytes(*out, "flat.glb", back);
+    ASSERT_TRUE(read) << read.error().to_string();
+    // The inverse bind matrix of 'spine' is that of its place and rotation alone.
+    ParsedGltf g = write_glb(s);
+    const std::vector<double> ibm = g.accessor(g.json["skins"][0]["inverseBindMatrices"].get<int>());
+    Transform unflat = s.skeleton.joints[1].bind;
+    unflat.scale = {1, 1, 1};
+    const Mat4 expected = inverse_affine(multiply(transform_matrix(s.skeleton.joints[0].bind), transform_matrix(unflat)));
+    for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 3; ++r) EXPECT_NEAR(ibm[16 + size_t(c) * 4 + size_t(r)], expected[size_t(c)][size_t(r)], 1e-6) << c << " " << r;
 }
 
 TEST(GltfSkin, JointsMergedWeightsNormalized) {

@@ -120,7 +120,7 @@ Expected<Output> write_container(const Scene& scene, const std::string& path, co
     ctx.doc.comment = scene.meta.comment;
     plan_nodes(ctx);
     if (auto r = write_meshes(ctx); !r) return r.error();
-    if (auto r = write_skin(ctx); !r) return r.error();
+    write_skin(ctx);
     if (auto r = write_animations(ctx); !r) return r.error();
     write_materials(ctx);
     collect_scene_roots(ctx.doc);

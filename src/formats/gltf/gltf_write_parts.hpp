@@ -44,9 +44,8 @@ struct WriteContext {
 
 // gltf_write_skin.cpp: joint nodes, the axis / common root node, and whether meshes are skinned.
 void plan_nodes(WriteContext& ctx);
-// The skin with inverse bind matrices, after the meshes (buffer order, §5.3); an error when a
-// joint has none (a rest pose that scales an axis to nothing).
-Expected<Ok> write_skin(WriteContext& ctx);
+// The skin with inverse bind matrices, after the meshes (buffer order, §5.3).
+void write_skin(WriteContext& ctx);
 // gltf_write_mesh.cpp: one glTF mesh and node per scene mesh.
 Expected<Ok> write_meshes(WriteContext& ctx);
 // gltf_write_weights.cpp: JOINTS_n / WEIGHTS_n of one mesh.

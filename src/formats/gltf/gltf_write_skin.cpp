@@ -41,6 +41,43 @@ bool has_influences(const Mesh& mesh) {
     return std::any_of(mesh.skin.influences.begin(), mesh.skin.influences.end(), [](const Influence& i) { return i.weight > 0; });
 }
 
+// A flattened joint's place and rotation: its two longest axes made orthonormal, the third their
+// cross product (in the axes' own order, so the rotation stays proper), its translation kept.
+Mat4 unflattened(const Mat4& w) {
+    using D3 = std::array<double, 3>;
+    auto dot = [](const D3& a, const D3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; };
+    auto cross = [](const D3& a, const D3& b) { return D3{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}; };
+    auto unit = [&](D3 v, const D3& fallback) {
+        const double n = std::sqrt(dot(v, v));
+        if (!(n > 1e-300) || !std::isfinite(n)) return fallback;
+        for (double& c : v) c /= n;
+        return v;
+    };
+    D3 col[3];
+    for (int c = 0; c < 3; ++c) col[c] = {w[c][0], w[c][1], w[c][2]};
+    int order[3] = {0, 1, 2};
+    std::stable_sort(order, order + 3, [&](int a, int b) { return dot(col[a], col[a]) > dot(col[b], col[b]); });
+    const int i0 = order[0], i1 = order[1], i2 = order[2];
+    D3 own_axis{0, 0, 0};
+    own_axis[size_t(i0)] = 1;
+    const D3 a = unit(col[i0], own_axis);
+    D3 v = col[i1];
+    const double along = dot(a, v);
+    for (int k = 0; k < 3; ++k) v[size_t(k)] -= along * a[size_t(k)];
+    // Any direction square to a when the second axis is gone too.
+    const D3 any = std::fabs(a[0]) < 0.9 ? cross(a, D3{1, 0, 0}) : cross(a, D3{0, 1, 0});
+    const D3 b = unit(v, unit(any, D3{0, 1, 0}));
+    Mat4 r = identity_matrix();
+    const D3 c = i1 == (i0 + 1) % 3 ? cross(a, b) : cross(b, a);
+    for (int k = 0; k < 3; ++k) {
+        r[size_t(i0)][size_t(k)] = a[size_t(k)];
+        r[size_t(i1)][size_t(k)] = b[size_t(k)];
+        r[size_t(i2)][size_t(k)] = c[size_t(k)];
+        r[3][size_t(k)] = w[3][size_t(k)];
+    }
+    return r;
+}
+
 }  // namespace
 
 void plan_nodes(WriteContext& ctx) {
@@ -101,8 +138,8 @@ void plan_nodes(WriteContext& ctx) {
     }
 }
 
-Expected<Ok> write_skin(WriteContext& ctx) {
-    if (!ctx.skinning) return Ok{};
+void write_skin(WriteContext& ctx) {
+    if (!ctx.skinning) return;
     const Skeleton& skeleton = ctx.scene.skeleton;
     // IBM_j = inverse(world bind_j), column-major, last row exactly (0,0,0,1) (§3.3).
     const std::vector<Mat4> world = world_matrices(skeleton, bind_pose(skeleton));
@@ -111,14 +148,18 @@ Expected<Ok> write_skin(WriteContext& ctx) {
     for (size_t j = 0; j < world.size(); ++j) {
         const Mat4& w = world[j];
         // A rest pose that flattens an axis (a scale of 0, or one lost to rounding) has no
-        // inverse: rounding would give one with entries near 1e17, which no reader could use.
+        // inverse: rounding would make one up with entries near 1e17, which no reader can bake.
         const double c0 = std::hypot(w[0][0], w[0][1], w[0][2]), c1 = std::hypot(w[1][0], w[1][1], w[1][2]), c2 = std::hypot(w[2][0], w[2][1], w[2][2]);
         const double det = w[0][0] * (w[1][1] * w[2][2] - w[2][1] * w[1][2]) - w[1][0] * (w[0][1] * w[2][2] - w[2][1] * w[0][2]) +
                            w[2][0] * (w[0][1] * w[1][2] - w[1][1] * w[0][2]);
-        if (!(std::fabs(det) > 1e-9 * c0 * c1 * c2) || !(c0 > 0 && c1 > 0 && c2 > 0))
-            return make_error(ErrorCode::InvalidArgument, fmt::format("joint '{}': its rest pose scales an axis to nothing, so it has no inverse bind matrix "
-                                                                      "for glTF's skin (give its bind pose a non-zero scale)", skeleton.joints[j].name));
-        const Mat4 ibm = inverse_affine(w);
+        Mat4 ibm;
+        if (!(std::fabs(det) > 1e-9 * c0 * c1 * c2) || !(c0 > 0 && c1 > 0 && c2 > 0)) {
+            ibm = inverse_affine(unflattened(w));
+            ctx.warn(WarningCode::Interpreted, fmt::format("joint '{}': its rest pose scales an axis to nothing, so no inverse bind matrix exists; "
+                                                           "written as the inverse of its rest place and rotation", skeleton.joints[j].name));
+        } else {
+            ibm = inverse_affine(w);
+        }
         for (int col = 0; col < 4; ++col)
             for (int row = 0; row < 4; ++row) values.push_back(row < 3 ? float(ibm[col][row]) : col == 3 ? 1.0f : 0.0f);
     }
@@ -127,7 +168,6 @@ Expected<Ok> write_skin(WriteContext& ctx) {
     for (uint32_t j = 0; j < skeleton.joints.size(); ++j) skin.joints.push_back(j);
     skin.skeleton = ctx.joint_root;
     ctx.doc.skins.push_back(std::move(skin));
-    return Ok{};
 }
 
 }  // namespace rigport::gltf
