@@ -55,7 +55,8 @@ std::vector<Model> models() {
         {"smd_holy_grailref", "smd", "assimp_assimp__holy_grailref.smd"},
         {"obj_spider", "obj", "assimp_assimp__spider.obj"},
         {"obj_maya_cube", "obj", "ufbx_ufbx__maya_cube.obj"},
-        // FBX (issue 21): Blender, Maya and 3ds Max skins with animation stacks, a big-endian file.
+        // FBX (issue 21): Blender, Maya and 3ds Max skins with animation stacks, a big-endian file,
+        // animation layers.
         {"fbx_sausage", "fbx", "ufbx_ufbx__blender_279_sausage_7400_binary.fbx"},
         {"fbx_kenney", "fbx", "ufbx_ufbx__maya_kenney_character_7700_binary.fbx"},
         {"fbx_max_transformed_skin", "fbx", "ufbx_ufbx__max_transformed_skin_7500_binary.fbx"},
@@ -63,6 +64,7 @@ std::vector<Model> models() {
         {"fbx_sausage_6100_ascii", "fbx", "ufbx_ufbx__blender_279_sausage_6100_ascii.fbx"},
         {"fbx_half_skinned", "fbx", "ufbx_ufbx__blender_293_half_skinned_7400_binary.fbx"},
         {"fbx_barbarian_blend_shapes", "fbx", "ufbx_ufbx__blender_293_barbarian_7400_binary.fbx"},
+        {"fbx_maya_anim_layers", "fbx", "ufbx_ufbx__maya_anim_layers_7500_ascii.fbx"},  // three layers on a rigid cube
     };
     for (const Model& m : others)
         if (!corpus_dir().empty() && fs::exists(corpus_dir() / m.sub / m.file)) out.push_back(m);
