@@ -90,7 +90,7 @@ bool gather_stacks(const Objects& objects, const std::vector<uint32_t>& model_of
             layer.weight = clamp_weight(property_number(lo, "Weight", 100));
             layer.muted = property_number(lo, "Mute", 0) != 0;
             const double blend = property_number(lo, "BlendMode", 0);
-            layer.blend = blend == 1 ? Blend::Override : blend == 2 ? Blend::Passthrough : Blend::Additive;
+            layer.blend = blend == 0 ? Blend::Additive : blend == 2 ? Blend::Passthrough : Blend::Override;  // unknown modes replace
             layer.compose_rotation = property_number(lo, "RotationAccumulationMode", 0) == 0;
             layer.compose_scale = property_number(lo, "ScaleAccumulationMode", 0) == 0;
             if (layer.muted && take.layers.size() > 1) ++counts.muted_layers;
