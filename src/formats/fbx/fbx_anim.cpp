@@ -1,4 +1,4 @@
-// FBX 7.x animation stacks (docs/fbx.md §2.6).
+// FBX animation (docs/fbx.md §2.6): each take (fbx_layers) sampled at its keys into a rigport animation.
 #include "formats/fbx/fbx_anim.hpp"
 
 #include <algorithm>
