@@ -176,6 +176,11 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
             if (animates_shape(take, b.channel)) by_mesh[b.mesh].push_back(&b);
         for (const auto& [mesh, driven] : by_mesh) {
             const Mesh& m = scene.meshes[mesh];
+            if (uint64_t(samples.size()) * m.morph_targets.size() > options.max_elements) {
+                error = make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': {} key times x {} morph targets of mesh '{}' is more than {} (LoadOptions::max_elements)",
+                                                                         take.name, samples.size(), m.morph_targets.size(), m.name, options.max_elements));
+                return false;
+            }
             MorphWeightTrack w;
             w.mesh = mesh;
             for (size_t i = 0; i < samples.size(); ++i) {
@@ -183,7 +188,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
                 for (const MorphTarget& t : m.morph_targets) w.weights.push_back(t.default_weight);
                 float* row = &w.weights[w.weights.size() - m.morph_targets.size()];
                 for (const MorphBinding* b : driven)
-                    row[b->target] = float(shape_weight(b->full_weights, b->shape, animated_percent(take, b->channel, b->percent, samples[i])));
+                    row[b->target] = float(shape_weight(*b->full_weights, b->shape, animated_percent(take, b->channel, b->percent, samples[i])));
             }
             anim.morph_tracks.push_back(std::move(w));
         }

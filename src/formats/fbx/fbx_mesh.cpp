@@ -257,6 +257,12 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
         scene.warnings.add(WarningCode::Substituted, fmt::format("geometry '{}': {} corner values missing from their layer (index out of range or -1); zeros used", geometry.name, missing_values), g.offset);
     // Blend shapes: each vertex moves by its control point's delta (the placement's linear part
     // turns the deltas as it turns the points).
+    // Every shape moves every vertex in the targets: bounded like any other count.
+    if (uint64_t(place.shapes.size()) * uint64_t(std::max<int64_t>(point_count, int64_t(polygon_vertex.size()))) > options.max_elements) {
+        error = make_error(ErrorCode::LimitExceeded, fmt::format("geometry '{}': {} blend shapes x {} control points: more than {} (LoadOptions::max_elements)",
+                                                                 geometry.name, place.shapes.size(), point_count, options.max_elements));
+        return false;
+    }
     std::vector<std::vector<double>> per_point(place.shapes.size()), normal_per_point(place.shapes.size());
     for (size_t k = 0; k < place.shapes.size(); ++k) {
         const ShapeInput& shape = place.shapes[k];
@@ -319,8 +325,7 @@ double shape_weight(const std::vector<double>& full_weights, size_t shape, doubl
     const size_t n = full_weights.size();
     if (shape >= n) return 0;
     // The span [x(j-1), x(j)] holding the percent (x(-1) = 0), the first or last one beyond them.
-    size_t j = 0;
-    while (j + 1 < n && percent > full_weights[j]) ++j;
+    const size_t j = std::min<size_t>(size_t(std::lower_bound(full_weights.begin(), full_weights.end(), percent) - full_weights.begin()), n - 1);
     const double lo = j == 0 ? 0 : full_weights[j - 1], hi = full_weights[j];
     const double a = hi > lo ? (percent - lo) / (hi - lo) : 1;
     return shape == j ? a : shape + 1 == j ? 1 - a : 0;

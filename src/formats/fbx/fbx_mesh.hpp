@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,7 @@ struct ShapeInput {
     float default_weight = 0;            // its weight at the channel's DeformPercent
     uint32_t channel = 0;                // the BlendShapeChannel object, for its weight's animation
     uint32_t shape = 0;                  // which of the channel's shapes
-    std::vector<double> full_weights;    // the channel's FullWeights (percent), ascending
+    std::shared_ptr<const std::vector<double>> full_weights;  // the channel's FullWeights (percent), ascending; shared by its shapes
     double percent = 0;                  // the channel's DeformPercent
     std::vector<int64_t> indexes;        // control points
     std::vector<double> deltas;          // x y z per index
@@ -36,7 +37,7 @@ double shape_weight(const std::vector<double>& full_weights, size_t shape, doubl
 struct MorphBinding {
     uint32_t mesh = 0, target = 0, channel = 0;
     uint32_t shape = 0;
-    std::vector<double> full_weights;
+    std::shared_ptr<const std::vector<double>> full_weights;
     double percent = 0;  // the channel's DeformPercent at rest
 };
 

@@ -295,15 +295,16 @@ private:
                     for (size_t i = 0; i < shapes.size(); ++i) full.push_back(100.0 * double(i + 1) / double(shapes.size()));
                 }
                 if (shapes.size() > 1) in_between_ += shapes.size() - 1;
+                const auto shared = std::make_shared<const std::vector<double>>(std::move(full));
                 for (uint32_t i = 0; i < shapes.size(); ++i) {
                     const Node& shape = *objects_[shapes[i]].node;
                     ShapeInput in;
-                    in.name = i + 1 == shapes.size() ? objects_[ch].name : fmt::format("{}_{:g}", objects_[ch].name, full[i]);
+                    in.name = i + 1 == shapes.size() ? objects_[ch].name : fmt::format("{}_{:g}", objects_[ch].name, (*shared)[i]);
                     in.channel = ch;
                     in.shape = i;
-                    in.full_weights = full;
+                    in.full_weights = shared;
                     in.percent = percent;
-                    in.default_weight = float(shape_weight(full, i, percent));
+                    in.default_weight = float(shape_weight(*shared, i, percent));
                     const Node* indexes = shape.child("Indexes");
                     const Node* vertices = shape.child("Vertices");
                     if (!indexes || !vertices || !indexes->integers_of(in.indexes) || !vertices->numbers_of(in.deltas)) continue;
