@@ -119,10 +119,15 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
         std::vector<std::vector<Transform>> poses(joints, std::vector<Transform>(samples.size()));
         std::vector<bool> animated(g.models.size());
         for (uint32_t m = 0; m < g.models.size(); ++m) animated[m] = animates_model(take, m);
+        // Only joints are placed: a joint's ancestors are joints, and other models move nothing
+        // here (this keeps the work at key times x joints, which max_elements bounds).
+        std::vector<uint32_t> joint_order;
+        for (uint32_t m : g.order)
+            if (g.joint_of[m] >= 0) joint_order.push_back(m);
         std::vector<Placement> placed(g.models.size());
         std::vector<Mat4> world(g.models.size());
         for (size_t i = 0; i < samples.size(); ++i) {
-            for (uint32_t m : g.order) {
+            for (uint32_t m : joint_order) {
                 const Placement* parent = g.parent[m] == none ? nullptr : &placed[g.parent[m]];
                 if (animated[m]) {
                     const NodeTransform t = animated_transform(take, m, g.transforms[m], samples[i]);
