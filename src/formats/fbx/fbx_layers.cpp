@@ -111,23 +111,20 @@ bool gather_stacks(const Objects& objects, const std::vector<uint32_t>& model_of
                         drives_weight = true;
                     }
                 }
+                // Its channels' names: one for a weight, three for a transform.
+                const std::vector<std::string_view> channels = shape != none   ? std::vector<std::string_view>{"d|DeformPercent"}
+                                                               : drives_weight ? std::vector<std::string_view>{"d|Weight"}
+                                                                               : std::vector<std::string_view>{"d|X", "d|Y", "d|Z"};
                 CurveNode node;
-                const Object& o = objects[cn];
-                for (size_t k = 0; k < 3; ++k) {
-                    const std::string axis = shape != none ? "d|DeformPercent" : drives_weight ? "d|Weight" : std::string("d|") + char('X' + k);
-                    if (const Node* p = find_property(o, axis, first); p && p->properties.size() > first && p->properties[first].is_number())
+                for (size_t k = 0; k < channels.size(); ++k)
+                    if (const Node* p = find_property(objects[cn], channels[k], first); p && p->properties.size() > first && p->properties[first].is_number())
                         node.defaults[k] = p->properties[first].number;
-                    if (shape != none || drives_weight) break;
-                }
                 for (const Link& link : objects.children[cn]) {
-                    if (objects[link.object].kind != "AnimationCurve") continue;
-                    const bool scalar = shape != none || drives_weight;
-                    const int k = scalar ? (link.property == (shape != none ? "d|DeformPercent" : "d|Weight") ? 0 : -1)
-                                         : link.property.size() == 3 && link.property.substr(0, 2) == "d|" ? link.property[2] - 'X' : -1;
-                    if (k < 0 || k > 2) continue;
+                    const size_t k = size_t(std::find(channels.begin(), channels.end(), link.property) - channels.begin());
+                    if (objects[link.object].kind != "AnimationCurve" || k == channels.size()) continue;
                     const Curve* curve = curve_of(link.object);
                     if (!curve) return false;
-                    add_curve(take, node, size_t(k), *curve);
+                    add_curve(take, node, k, *curve);
                 }
                 if (drives_weight) {
                     layer.weight_curve = node.curves[0];
