@@ -122,13 +122,17 @@ static Status check_invariants_unguarded(const Scene& scene) {
                 if (v >= n) return breach(fmt::format("mesh {}: triangle {} uses vertex {} >= {}", m, t, v, n));
         if (!mesh.skin.empty()) {
             const auto& s = mesh.skin;
-            if (s.offsets.size() != n + 1 || s.offsets.front() != 0 || s.offsets.back() != s.influences.size())
-                return breach(fmt::format("mesh {}: skin offsets do not cover the influences", m));
+            if (s.offsets.size() != n + 1)
+                return breach(fmt::format("mesh {}: skin offsets has {} entries for {} vertices (needs {})", m, s.offsets.size(), n, n + 1));
+            if (s.offsets.front() != 0) return breach(fmt::format("mesh {}: skin offsets[0] is {}, not 0", m, s.offsets.front()));
             for (size_t v = 0; v < n; ++v)
-                if (s.offsets[v] > s.offsets[v + 1]) return breach(fmt::format("mesh {}: skin offsets decrease at vertex {}", m, v));
-            for (auto& inf : s.influences)
-                if (inf.joint >= joints.size())
-                    return breach(fmt::format("mesh {}: influence on joint {} >= {}", m, inf.joint, joints.size()));
+                if (s.offsets[v] > s.offsets[v + 1])
+                    return breach(fmt::format("mesh {}: skin offsets[{}] is {}, below offsets[{}] = {}", m, v + 1, s.offsets[v + 1], v, s.offsets[v]));
+            if (s.offsets.back() != s.influences.size())
+                return breach(fmt::format("mesh {}: skin offsets[{}] is {}, not the {} influences", m, n, s.offsets.back(), s.influences.size()));
+            for (size_t i = 0; i < s.influences.size(); ++i)
+                if (s.influences[i].joint >= joints.size())
+                    return breach(fmt::format("mesh {}: skin influence {} is on joint {} >= {} joints", m, i, s.influences[i].joint, joints.size()));
         }
         for (auto& mt : mesh.morph_targets) {
             for (auto st : {sized(mt.position_deltas.size(), "a morph target's positions"),
@@ -151,7 +155,8 @@ static Status check_invariants_unguarded(const Scene& scene) {
             if (tr.values.size() != tr.times.size() * tr.components())
                 return breach(fmt::format("animation {}: track on joint {} has {} values for {} keys", a, tr.joint, tr.values.size(), tr.times.size()));
             for (size_t k = 1; k < tr.times.size(); ++k)
-                if (!(tr.times[k] >= tr.times[k - 1])) return breach(fmt::format("animation {}: key times decrease", a));
+                if (!(tr.times[k] >= tr.times[k - 1]))
+                    return breach(fmt::format("animation {}: track on joint {}: times[{}] = {} is before times[{}] = {}", a, tr.joint, k, tr.times[k], k - 1, tr.times[k - 1]));
             if (!all_finite(tr.values) || !all_finite(tr.times)) return breach(fmt::format("animation {}: values not finite", a));
         }
         for (auto& mt : anim.morph_tracks) {

@@ -45,6 +45,11 @@ static Expected<Output> save_output_unguarded(const Scene& scene, const std::str
                                                            : fmt::format("unknown format '{}'", options.format)),
                          path);
     if (!f->write) return with_path(make_error(ErrorCode::Unsupported, fmt::format("writing {} is not supported yet", f->name)), path);
+    // Every writer is handed a scene that holds together (docs/python.md, "Editing a scene"):
+    // indices in range, arrays sized to their vertices, offsets that cover the influences. A scene
+    // built or edited by a caller (the Python module's NumPy views are writable) is checked here,
+    // once, so no writer reads past an array or copies memory into a file.
+    if (auto st = check_invariants(scene); !st) return with_path(st.error(), path);
     // No format holds NaN or infinity: refused before any writer runs, as an input problem.
     const bool gltf = std::string_view(f->name) == "gltf" || std::string_view(f->name) == "glb";
     if (auto st = detail::check_finite_for_writing(scene, gltf); !st) return with_path(st.error(), path);

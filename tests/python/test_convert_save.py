@@ -147,3 +147,39 @@ def test_bytes_need_a_name(sample_iqm):
     with pytest.raises(rigport.Error) as e:
         rigport.load(b"not a model", name="x.iqm")
     assert e.value.path == "x.iqm"
+
+
+def writable_formats(cli):
+    """(name, extension) of every format `rigport formats` lists as writable."""
+    rows = run_cli(cli, "formats").stdout.splitlines()[1:]
+    found = []
+    for row in rows:
+        cells = row.split()
+        if len(cells) > 3 and cells[3] == "yes":
+            found.append((cells[0], cells[1].split(",")[0]))
+    return found
+
+
+# An array edited in place through its NumPy view, and the words the error must hold.
+EDITS = [
+    ("triangle index 2^32-1", lambda s: s.meshes[0].triangles.__setitem__((0, 0), 2**32 - 1), "uses vertex 4294967295"),
+    ("triangle index just past the end", lambda s: s.meshes[0].triangles.__setitem__((0, 1), s.meshes[0].vertex_count), "uses vertex"),
+    ("skin offset 2^32-1", lambda s: s.meshes[0].skin_offsets.__setitem__(1, 2**32 - 1), "4294967295"),
+    ("skin joint past the skeleton", lambda s: s.meshes[0].skin_joints.__setitem__(0, len(s.skeleton)), "skin influence 0 is on joint"),
+    ("key time going back", lambda s: s.animations[0].tracks[0].times.__setitem__(1, -1.0), "is before times["),
+]
+
+
+def test_save_refuses_arrays_edited_out_of_range(cli, tmp_path):
+    formats = writable_formats(cli)
+    assert len(formats) >= 8
+    for name, ext in formats:
+        for what, edit, words in EDITS:
+            scene = rigport.sample()
+            edit(scene)
+            out = tmp_path / f"edited{ext}"
+            with pytest.raises(rigport.Error) as e:
+                rigport.save(scene, out, format=name)
+            assert words in str(e.value), f"{name}, {what}: {e.value}"
+            assert not out.exists(), f"{name}, {what}: a file was written"
+    assert list(tmp_path.iterdir()) == []
