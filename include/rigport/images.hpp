@@ -45,6 +45,11 @@ struct ImageOptions {
 Expected<std::vector<GltfImage>> resolve_images(const Scene& scene, const std::string& output_path,
                                                 const ImageOptions& options, Warnings& warnings);
 
+// The files on disk the scene's texture maps name, resolved against search_dir as resolve_images
+// looks for them (every candidate that exists; web addresses and data: URIs name none). They are
+// inputs of a conversion whether or not the output reads them: no output may replace one.
+std::vector<std::string> texture_files(const Scene& scene, const std::string& search_dir);
+
 // Removes every map whose image the scene holds, and the images, with a DroppedData warning per
 // map saying why (the CLI's --images none, or an output that carries one file only).
 void drop_embedded_images(Scene& scene, const std::string& why, Warnings& warnings);

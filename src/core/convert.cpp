@@ -93,6 +93,13 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     auto scene = compile(job.inputs, options);
     if (!scene) return failed(scene.error(), false, false);
     r.read_warnings = std::move(scene->warnings);
+    // The textures the materials name are inputs too, read or not (an IQM output only names its
+    // texture): no output or side file may replace one. Relative names are looked up beside each
+    // input, as the model that named them may be any of them.
+    for (auto& in : job.inputs)
+        for (auto& p : in.paths)
+            for (auto& t : texture_files(*scene, std::filesystem::path(input_file(p)).parent_path().string()))
+                write_options.protect.push_back(t);
     if (o.fix_normals) {
         const auto tests = fix_vdrift_normals(*scene);
         for (size_t m = 0; m < tests.size(); ++m)

@@ -2,10 +2,12 @@
 // PNG with stb (formats/gltf.md §5.2: only PNG and JPEG are core glTF images).
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -29,10 +31,54 @@ const char* sniff_mime(const std::vector<uint8_t>& b) {
     return nullptr;
 }
 
+// A URI with a scheme other than file: (http:, https:, ftp: ...): an address on the web, which
+// rigport never fetches (docs/cli.md, "Textures"). One letter before ':' is a Windows drive.
+bool is_web_uri(std::string_view uri) {
+    const size_t colon = uri.find(':');
+    if (colon == std::string_view::npos || colon < 2) return false;
+    for (size_t i = 0; i < colon; ++i) {
+        const unsigned char c = static_cast<unsigned char>(uri[i]);
+        if (!(std::isalpha(c) || (i > 0 && (std::isdigit(c) || c == '+' || c == '-' || c == '.')))) return false;
+    }
+    const std::string scheme = [&] {
+        std::string s(uri.substr(0, colon));
+        for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    }();
+    return scheme != "file" && scheme != "data";
+}
+
+// A file: URI as the path it names (RFC 8089: file:///abs/path, file://localhost/abs/path,
+// file:/abs/path, percent-escapes decoded); any other text is returned as it is.
+std::string file_uri_path(const std::string& uri) {
+    if (uri.size() < 5 || !(uri.compare(0, 5, "file:") == 0 || uri.compare(0, 5, "FILE:") == 0)) return uri;
+    std::string rest = uri.substr(5);
+    if (rest.rfind("//", 0) == 0) {
+        const size_t slash = rest.find('/', 2);
+        const std::string host = rest.substr(2, slash == std::string::npos ? std::string::npos : slash - 2);
+        if (!host.empty() && host != "localhost") return uri;  // another machine's file: not ours to look up
+        rest = slash == std::string::npos ? std::string() : rest.substr(slash);
+    }
+    std::string path;
+    for (size_t i = 0; i < rest.size(); ++i) {
+        auto hex = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (std::tolower(static_cast<unsigned char>(c)) - 'a' + 10); };
+        if (rest[i] == '%' && i + 2 < rest.size() && std::isxdigit(static_cast<unsigned char>(rest[i + 1])) &&
+            std::isxdigit(static_cast<unsigned char>(rest[i + 2]))) {
+            path += static_cast<char>(hex(rest[i + 1]) * 16 + hex(rest[i + 2]));
+            i += 2;
+        } else {
+            path += rest[i];
+        }
+    }
+    // file:///C:/x.png names a Windows drive: the path is C:/x.png.
+    if (path.size() >= 3 && path[0] == '/' && std::isalpha(static_cast<unsigned char>(path[1])) && path[2] == ':') path.erase(0, 1);
+    return path;
+}
+
 // The files a texture URI may name: as written, and for an engine path without extension
 // (an IQM material such as "models/weapons/lgun/lgun") the usual image extensions.
 std::vector<fs::path> candidates(const std::string& uri, const std::string& search_dir) {
-    std::string name = uri;
+    std::string name = file_uri_path(uri);
     std::replace(name.begin(), name.end(), '\\', '/');  // Windows exporters
     fs::path base = fs::path(name).is_absolute() ? fs::path(name) : fs::path(search_dir.empty() ? "." : search_dir) / name;
     std::vector<fs::path> out{base};
@@ -113,6 +159,13 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
             if (options.mode == ImageOptions::Mode::None) out.push_back(image);  // data: URIs pass through
             continue;
         }
+        if (is_web_uri(uri)) {
+            warnings.add(WarningCode::TextureNotFound,
+                         fmt::format("texture '{}' is a web address, which rigport does not fetch; its material is written without it", uri),
+                         std::nullopt, options.model_path);
+            out.push_back(image);
+            continue;
+        }
         const auto tried = candidates(uri, options.search_dir);
         // Confinement first, whether or not the file exists: nothing about a file outside the
         // root (not even whether it is there) reaches the output.
@@ -173,6 +226,20 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
 Expected<std::vector<GltfImage>> resolve_images(const Scene& scene, const std::string& output_path,
                                                 const ImageOptions& options, Warnings& warnings) {
     return detail::guarded(output_path, "resolving images", [&] { return resolve_images_unguarded(scene, output_path, options, warnings); });
+}
+
+std::vector<std::string> texture_files(const Scene& scene, const std::string& search_dir) {
+    std::vector<std::string> files;
+    std::unordered_set<std::string> seen;
+    for (auto& material : scene.materials)
+        for (auto& map : material.maps) {
+            if (map.image >= 0 || map.uri.empty() || map.uri.rfind("data:", 0) == 0 || is_web_uri(map.uri) || !seen.insert(map.uri).second) continue;
+            for (auto& p : candidates(map.uri, search_dir)) {
+                std::error_code ec;
+                if (fs::is_regular_file(p, ec)) files.push_back(p.string());
+            }
+        }
+    return files;
 }
 
 }  // namespace rigport

@@ -97,7 +97,7 @@ Status check_target(const std::string& shown, const std::string& target, const W
     for (auto& [id, name] : protect)
         if (id == FileId{st.st_dev, st.st_ino})
             return write_error(ErrorCode::InvalidArgument, shown,
-                               fmt::format("writing here would replace '{}', which this command reads; choose another output", name));
+                               fmt::format("writing here would replace '{}', an input of this command (a model, a file it reads or a texture it names); choose another output", name));
     const bool read_only = (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || ::access(target.c_str(), W_OK) != 0;
     if (read_only && !options.force)
         return write_error(ErrorCode::WriteFailed, shown, "the output is read-only; --force replaces it");

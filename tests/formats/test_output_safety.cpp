@@ -303,5 +303,68 @@ TEST(OutputSafety, CommittedGroupsGetOneStatusEach) {
     EXPECT_FALSE(has_temporaries(dir));
 }
 
+std::string read_text(const fs::path& p) {
+    auto b = read_bytes(p);
+    return std::string(b.begin(), b.end());
+}
+void write_text(const fs::path& p, const std::string& text) { write_bytes(p, std::vector<uint8_t>(text.begin(), text.end())); }
+
+// A texture a model names is an input whether or not the output reads it: an IQM output only
+// names its texture, and used to be written over it.
+TEST(OutputSafety, ATextureTheModelNamesIsAnInput) {
+    const fs::path dir = temp_dir();
+    const fs::path iqm = write_sample(dir / "a.iqm");
+    ASSERT_TRUE(fs::exists(dir / "sample_texture.png"));
+    const auto before = snapshot(dir);
+    for (const std::string& out : {(dir / "sample_texture.png").string(), (dir / "." / "sample_texture.png").string(),
+                                   (dir / "sub" / ".." / "sample_texture.png").string()}) {
+        fs::create_directories(dir / "sub");
+        for (const char* format : {"iqm", "iqe", "obj"}) {
+            auto r = run_cli({"convert", iqm.string(), "-o", out, "--format", format});
+            EXPECT_EQ(r.exit_code, 1) << out << " as " << format << ": " << r.err;
+            EXPECT_NE(r.err.find("would replace"), std::string::npos) << r.err;
+            EXPECT_NE(r.err.find("texture"), std::string::npos) << r.err;
+        }
+        fs::remove(dir / "sub");
+    }
+    EXPECT_EQ(snapshot(dir), before);
+    // A hard link to the texture is the texture.
+    fs::create_hard_link(dir / "sample_texture.png", dir / "linked.png");
+    auto r = run_cli({"convert", iqm.string(), "-o", (dir / "linked.png").string(), "--format", "iqm"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(read_bytes(dir / "linked.png"), before.at("sample_texture.png"));
+}
+
+// A texture named by a web address is never looked up as a relative file ("http:" is a legal
+// folder name); a file: URI names the file it says.
+TEST(OutputSafety, WebAndFileTextureUris) {
+    const fs::path dir = temp_dir();
+    const fs::path iqm = write_sample(dir / "a.iqm");
+    ASSERT_EQ(run_cli({"convert", iqm.string(), "-o", (dir / "a.iqe").string()}).exit_code, 0);
+    std::string iqe = read_text(dir / "a.iqe");
+    const auto at = iqe.find("material \"sample_texture.png\"");
+    ASSERT_NE(at, std::string::npos);
+    // A PNG where a relative lookup of the web address would find it.
+    fs::create_directories(dir / "http:" / "example.com");
+    fs::copy_file(dir / "sample_texture.png", dir / "http:" / "example.com" / "t.png");
+    std::string web = iqe;
+    web.replace(at, std::string("material \"sample_texture.png\"").size(), "material \"http://example.com/t.png\"");
+    write_text(dir / "web.iqe", web);
+    auto r = run_cli({"convert", (dir / "web.iqe").string(), "-o", (dir / "web.gltf").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("web address"), std::string::npos) << r.err;
+    EXPECT_EQ(read_text(dir / "web.gltf").find("\"images\""), std::string::npos);
+    // file:///abs/path%20escaped names the file (inside the model's folder, so not outside it).
+    fs::copy_file(dir / "sample_texture.png", dir / "my tex.png");
+    std::string file = iqe;
+    file.replace(at, std::string("material \"sample_texture.png\"").size(),
+                 "material \"file://" + (dir / "my%20tex.png").string() + "\"");
+    write_text(dir / "file.iqe", file);
+    r = run_cli({"convert", (dir / "file.iqe").string(), "-o", (dir / "file.glb").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("not found"), std::string::npos) << r.err;
+    EXPECT_NE(read_text(dir / "file.glb").find("\"image/png\""), std::string::npos);  // the texture embedded
+}
+
 }  // namespace
 }  // namespace rigport::test
