@@ -348,3 +348,33 @@ TEST(FbxRead, EmbeddedTextureImagesAreKept) {
     ASSERT_EQ(s->images.size(), 2u);
     for (const EmbeddedImage& i : s->images) EXPECT_EQ(std::string(i.bytes.begin(), i.bytes.begin() + 4), "\x89PNG");
 }
+
+// A skin cluster whose bone is not in the file: the rest of the skin is kept, with a warning
+// naming the cluster (it used to drop silently, and with it the whole skin when it came first).
+TEST(FbxRead, AClusterWithoutItsBoneKeepsTheRestOfTheSkin) {
+    for (const char* first : {"tip", "root"}) {
+        std::string text = fbx_skinned_quad_ascii();
+        // Cluster 900 (Tip) or 800 (Root) linked to a model id the file does not hold.
+        const std::string link = std::string(first) == "tip" ? "C: \"OO\",400,900" : "C: \"OO\",300,800";
+        const auto at = text.find(link);
+        ASSERT_NE(at, std::string::npos);
+        text.replace(at, link.size(), std::string(first) == "tip" ? "C: \"OO\",4444,900" : "C: \"OO\",4444,800");
+        auto s = load_bytes(std::vector<uint8_t>(text.begin(), text.end()), "quad.fbx");
+        ASSERT_TRUE(s) << s.error().to_string();
+        ASSERT_EQ(s->meshes.size(), 1u);
+        const Mesh& m = s->meshes[0];
+        ASSERT_FALSE(m.skin.empty()) << first << ": the skin was dropped";
+        const uint32_t kept_joint = std::string(first) == "tip" ? 0u : 1u;
+        const uint32_t kept_from = std::string(first) == "tip" ? 0u : 2u;
+        for (uint32_t v = kept_from; v < kept_from + 2; ++v) {
+            ASSERT_GE(m.skin.count(v), 1u) << first << " vertex " << v;
+            EXPECT_EQ(m.skin.begin(v)->joint, kept_joint) << first << " vertex " << v;
+        }
+        bool warned = false;
+        for (auto& w : s->warnings.items)
+            warned |= w.message.find(std::string(first) == "tip" ? "skin cluster 'Tip'" : "skin cluster 'Root'") != std::string::npos &&
+                      w.message.find("follows no bone") != std::string::npos;
+        EXPECT_TRUE(warned) << first;
+    }
+}
+

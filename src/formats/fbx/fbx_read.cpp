@@ -151,7 +151,18 @@ private:
                         cl.bone = model_of_[b];
                         break;
                     }
-                    if (cl.bone == none) continue;  // a cluster without a bone moves nothing
+                    if (cl.bone == none) {
+                        // A cluster whose bone is not in the file moves nothing: the rest of the
+                        // skin is kept, and the control points it alone moved stay at rest.
+                        const Node* indexes = node.child("Indexes");
+                        std::vector<int64_t> points;
+                        if (indexes) (void)indexes->integers_of(points);
+                        scene_.warnings.add(WarningCode::Ignored,
+                                            fmt::format("skin cluster '{}' of geometry '{}' follows no bone in the file; its {} "
+                                                        "influences are left out, the rest of the skin is kept",
+                                                        objects_[c].name, objects_[g].name, points.size()));
+                        continue;
+                    }
                     const Node* indexes = node.child("Indexes");
                     const Node* weights = node.child("Weights");
                     if (indexes && !indexes->integers_of(cl.indexes)) return fail(indexes, "cluster Indexes: not integers");
