@@ -378,3 +378,43 @@ TEST(FbxRead, AClusterWithoutItsBoneKeepsTheRestOfTheSkin) {
     }
 }
 
+// A Shape without Indexes and Vertices moves nothing and stays a morph target; one whose arrays
+// are not readable is left out with a warning, and FullWeights that do not fit are said.
+TEST(FbxRead, ShapesThatCannotBeReadAreSaid) {
+    const std::string base = fbx_skinned_quad_ascii();
+    const std::string arrays = "\t\tIndexes: *2 {\n\t\t\ta: 2,3\n\t\t}\n\t\tVertices: *6 {\n\t\t\ta: 0,0,1,0,0,1\n\t\t}\n";
+    const auto at = base.find(arrays);
+    ASSERT_NE(at, std::string::npos);
+    {
+        std::string text = base;
+        text.erase(at, arrays.size());
+        auto s = load_bytes(std::vector<uint8_t>(text.begin(), text.end()), "quad.fbx");
+        ASSERT_TRUE(s) << s.error().to_string();
+        ASSERT_EQ(s->meshes.at(0).morph_targets.size(), 1u);
+        for (auto& d : s->meshes[0].morph_targets[0].position_deltas) EXPECT_EQ(d, (Vec3{0, 0, 0}));
+    }
+    {
+        std::string text = base;
+        text.replace(at, arrays.size(), "\t\tIndexes: *2 {\n\t\t\ta: 2,3\n\t\t}\n");  // Vertices missing
+        auto s = load_bytes(std::vector<uint8_t>(text.begin(), text.end()), "quad.fbx");
+        ASSERT_TRUE(s) << s.error().to_string();
+        EXPECT_TRUE(s->meshes.at(0).morph_targets.empty());
+        bool warned = false;
+        for (auto& w : s->warnings.items) warned |= w.message.find("blend shape 'Lift' of channel 'Lift'") != std::string::npos;
+        EXPECT_TRUE(warned);
+    }
+    {
+        std::string text = base;
+        const std::string full = "a: 100\n";
+        const auto f = text.find(full);
+        ASSERT_NE(f, std::string::npos);
+        text.replace(f, full.size(), "a: -5\n");
+        auto s = load_bytes(std::vector<uint8_t>(text.begin(), text.end()), "quad.fbx");
+        ASSERT_TRUE(s) << s.error().to_string();
+        EXPECT_TRUE(s->warnings.has(WarningCode::Interpreted));
+        bool warned = false;
+        for (auto& w : s->warnings.items) warned |= w.message.find("FullWeights are not 1 rising percents") != std::string::npos;
+        EXPECT_TRUE(warned);
+    }
+}
+

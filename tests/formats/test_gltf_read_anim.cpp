@@ -261,5 +261,27 @@ TEST(GltfReadAnim, ChannelErrorsNameThePath) {
     EXPECT_EQ(l.error().code, ErrorCode::LimitExceeded) << "a frame-based writer could not hold it";
 }
 
+// Primitives of one mesh with different numbers of targets (invalid glTF): the weights channel
+// drives the ones it fits, and the others are named in a warning, not dropped silently.
+TEST(GltfReadAnim, AWeightsChannelThatDoesNotFitAPrimitiveIsSaid) {
+    GltfFixture f;
+    const uint32_t pos = f.floats(triangle, "VEC3");
+    const uint32_t d0 = f.floats({0, 0, 1, 0, 0, 2, 0, 0, 3}, "VEC3"), d1 = f.floats({1, 0, 0, 1, 0, 0, 1, 0, 0}, "VEC3");
+    f.push("meshes", {{"name", "face"},
+                      {"primitives", {{{"attributes", {{"POSITION", pos}}}, {"targets", {{{"POSITION", d0}}, {{"POSITION", d1}}}}},
+                                      {{"attributes", {{"POSITION", pos}}}, {"targets", {{{"POSITION", d0}}}}}}}});
+    f.push("nodes", {{"mesh", 0}});
+    const uint32_t in = f.floats({0, 1}, "SCALAR"), out = f.floats({0, 0, 1, 1}, "SCALAR");
+    f.push("animations", {{"name", "talk"}, {"channels", {{{"sampler", 0}, {"target", {{"node", 0}, {"path", "weights"}}}}}},
+                          {"samplers", {{{"input", in}, {"output", out}}}}});
+    auto s = f.load();
+    ASSERT_TRUE(s) << s.error().to_string();
+    ASSERT_EQ(s->animations.size(), 1u);
+    EXPECT_EQ(s->animations[0].morph_tracks.size(), 1u);
+    bool warned = false;
+    for (auto& w : s->warnings.items) warned |= w.message.find("has 1 morph targets") != std::string::npos;
+    EXPECT_TRUE(warned);
+}
+
 }  // namespace
 }  // namespace rigport::test

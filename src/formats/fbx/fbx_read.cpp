@@ -302,6 +302,11 @@ private:
                 bool fits = fw && fw->numbers_of(full) && full.size() == shapes.size();
                 for (size_t i = 0; fits && i < full.size(); ++i) fits = std::isfinite(full[i]) && full[i] > (i ? full[i - 1] : 0.0);
                 if (!fits) {
+                    if (fw)
+                        scene_.warnings.add(WarningCode::Interpreted,
+                                            fmt::format("blend shape channel '{}': FullWeights are not {} rising percents; its shapes are "
+                                                        "reached at evenly spaced percents",
+                                                        objects_[ch].name, shapes.size()));
                     full.clear();
                     for (size_t i = 0; i < shapes.size(); ++i) full.push_back(100.0 * double(i + 1) / double(shapes.size()));
                 }
@@ -318,7 +323,15 @@ private:
                     in.default_weight = float(shape_weight(*shared, i, percent));
                     const Node* indexes = shape.child("Indexes");
                     const Node* vertices = shape.child("Vertices");
-                    if (!indexes || !vertices || !indexes->integers_of(in.indexes) || !vertices->numbers_of(in.deltas)) continue;
+                    // A shape that moves nothing may have neither array: kept, as a target
+                    // without deltas. One the reader cannot read is left out with a warning.
+                    if ((indexes || vertices) && (!indexes || !vertices || !indexes->integers_of(in.indexes) || !vertices->numbers_of(in.deltas))) {
+                        scene_.warnings.add(WarningCode::Ignored,
+                                            fmt::format("blend shape '{}' of channel '{}': its Indexes and Vertices are not two readable "
+                                                        "arrays; the shape is left out",
+                                                        objects_[shapes[i]].name, objects_[ch].name));
+                        continue;
+                    }
                     if (const Node* normals = shape.child("Normals")) (void)normals->numbers_of(in.normals);
                     out.push_back(std::move(in));
                 }

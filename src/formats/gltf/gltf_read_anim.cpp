@@ -156,7 +156,14 @@ bool AnimationReader::channel(const Json& ch, const Json& samplers, const std::s
         }
         if (!read_keys(s, spath, width, true, keys)) return false;
         for (uint32_t m : meshes) {
-            if (r_.scene.meshes[m].morph_targets.size() != width) continue;
+            if (r_.scene.meshes[m].morph_targets.size() != width) {
+                // The spec wants every primitive of a mesh to have as many targets; one that does
+                // not cannot be driven by this channel's weights.
+                r_.warn(WarningCode::DroppedData, fmt::format("{}: weights channel of node {} has {} weights per key, but a primitive of its "
+                                                              "mesh has {} morph targets; that primitive keeps its default weights",
+                                                              path, node, width, r_.scene.meshes[m].morph_targets.size()));
+                continue;
+            }
             anim_.morph_tracks.push_back({m, keys.curve == Curve::Step ? Interpolation::Step : Interpolation::Linear, keys.times, keys.values});
         }
         return true;
