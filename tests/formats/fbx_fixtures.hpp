@@ -219,6 +219,11 @@ Connections:  {
 class FbxBinaryWriter {
 public:
     FbxBinaryWriter(uint32_t version, bool big, bool deflate) : version_(version), big_(big), deflate_(deflate) {}
+    // Records without children written with an end offset of 0, as some Maya exporters do.
+    FbxBinaryWriter& zero_leaf_ends() {
+        zero_leaf_ends_ = true;
+        return *this;
+    }
 
     std::vector<uint8_t> write(const fbx::Document& doc) {
         bytes_.clear();
@@ -253,7 +258,7 @@ private:
         patch(at + 2 * width(), bytes_.size() - props);
         for (const auto& c : n.children) node(c);
         if (!n.children.empty()) null_record();
-        patch(at, bytes_.size());
+        patch(at, zero_leaf_ends_ && n.children.empty() ? 0 : bytes_.size());
     }
 
     void property(const fbx::Property& p) {
@@ -302,6 +307,7 @@ private:
 
     uint32_t version_;
     bool big_, deflate_;
+    bool zero_leaf_ends_ = false;
     std::vector<uint8_t> bytes_;
 };
 

@@ -418,3 +418,32 @@ TEST(FbxRead, ShapesThatCannotBeReadAreSaid) {
     }
 }
 
+// Tolerated as ufbx tolerates them, each with a warning: records whose end offset is written as
+// 0 (they end after their properties), connections of kinds other than OO / OP.
+TEST(FbxRead, ZeroEndOffsetsAndPropertyConnectionsAreTolerated) {
+    const auto text = ascii_bytes();
+    auto doc = fbx::parse_ascii(text, {});
+    ASSERT_TRUE(doc) << doc.error().to_string();
+    for (uint32_t version : {7400u, 7500u}) {
+        const auto bytes = FbxBinaryWriter(version, false, false).zero_leaf_ends().write(*doc);
+        auto s = load_bytes(bytes, "quad.fbx");
+        ASSERT_TRUE(s) << version << ": " << s.error().to_string();
+        expect_skinned_quad(*s);
+        bool warned = false;
+        for (auto& w : s->warnings.items)
+            warned |= w.code == WarningCode::Tolerated && w.message.find("end offset of 0") != std::string::npos;
+        EXPECT_TRUE(warned) << version;
+    }
+    std::string pp = fbx_skinned_quad_ascii();
+    const std::string last = "\tC: \"OP\",1300,1200, \"d|Z\"\n";
+    const auto at = pp.find(last);
+    ASSERT_NE(at, std::string::npos);
+    pp.insert(at + last.size(), "\tC: \"PP\",400,\"Lcl Rotation\",300,\"Lcl Rotation\"\n");
+    auto s = load_bytes(std::vector<uint8_t>(pp.begin(), pp.end()), "quad.fbx");
+    ASSERT_TRUE(s) << s.error().to_string();
+    expect_skinned_quad(*s);
+    bool warned = false;
+    for (auto& w : s->warnings.items) warned |= w.message.find("1 connections of kinds other than OO and OP") != std::string::npos;
+    EXPECT_TRUE(warned);
+}
+

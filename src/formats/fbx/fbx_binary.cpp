@@ -20,6 +20,7 @@ public:
 
     Expected<Document> run() {
         Document doc;
+        doc_ = &doc;
         doc.binary = true;
         if (bytes_.size() < 27) return fail(bytes_.size(), "the file ends inside the 27-byte header");
         doc.big_endian = bytes_[22] == 1;
@@ -41,6 +42,8 @@ public:
 
 private:
     uint64_t header_size() const { return wide_ ? 25 : 13; }
+
+    Document* doc_ = nullptr;  // the document run() builds
 
     uint64_t read(unsigned n) {
         uint64_t v = 0;
@@ -72,9 +75,17 @@ private:
             return true;
         }
         if (depth >= max_depth_) return fail_at(at, fmt::format("nodes nested deeper than {} (LoadOptions::max_depth)", max_depth_), ErrorCode::LimitExceeded);
-        if (end_offset <= at || end_offset > limit)
+        // Some exporters write 0 for every record's end offset: such a record has no children
+        // and ends where its properties end (docs/fbx.md §1.1), as ufbx and the FBX SDK read it.
+        const bool zero_end = end_offset == 0;
+        if (zero_end) {
+            ++doc_->zero_end_records;
+            if (!has(uint64_t(name_len) + property_bytes, limit))
+                return fail_at(at, fmt::format("node record (end offset 0): name ({} bytes) and properties ({} bytes) run past the end of its parent at {}",
+                                               name_len, property_bytes, limit));
+        } else if (end_offset <= at || end_offset > limit)
             return fail_at(at, fmt::format("node record ends at {}, outside {}..{}", end_offset, at, limit));
-        if (!has(uint64_t(name_len) + property_bytes, end_offset))
+        if (!zero_end && !has(uint64_t(name_len) + property_bytes, end_offset))
             return fail_at(at, fmt::format("node record: name ({} bytes) and properties ({} bytes) run past its end at {}", name_len, property_bytes, end_offset));
         if (num_properties > property_bytes / 2)  // the smallest property (a 'C') takes 2 bytes
             return fail_at(at, fmt::format("node record: {} properties cannot fit in {} bytes", num_properties, property_bytes));
@@ -89,6 +100,7 @@ private:
             if (!property(p, properties_end)) return false;
         if (pos_ != properties_end)
             return fail_at(pos_, fmt::format("node '{}': its {} properties end at {}, not at {} as its header says", node.name, num_properties, pos_, properties_end));
+        if (zero_end) return true;
         while (pos_ < end_offset) {
             bool child_end = false;
             if (!record(node, end_offset, depth + 1, child_end)) return false;

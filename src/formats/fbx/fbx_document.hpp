@@ -51,6 +51,9 @@ struct Document {
     bool binary = false;
     bool big_endian = false;  // binary files written for big-endian machines (header byte 22 = 1)
     Node root;                // unnamed; the file's top-level nodes are its children
+    // What the parser tolerated that breaks the layout (docs/fbx.md §1.1), for the reader's
+    // warnings: records whose end offset is written as 0.
+    uint64_t zero_end_records = 0;
 };
 
 // The 23 bytes every binary FBX starts with, before its version.

@@ -87,6 +87,13 @@ bool Objects::build(const Document& doc, Error& error) {
     if (!connections) return true;
     for (const Node& c : connections->children) {
         if (c.name != "C") continue;
+        // The kind says what the ids link: "OO" and "OP" an object to an object or to one of its
+        // properties (docs/fbx.md §2); "PP" and "PO" start from a property and hold its name
+        // after the id, so their layout differs. Those are left out.
+        if (!c.properties.empty() && c.properties[0].type == 'S' && c.properties[0].text != "OO" && c.properties[0].text != "OP") {
+            ++other_connections;
+            continue;
+        }
         if (c.properties.size() < 3 || c.properties[1].type == 'S' || c.properties[2].type == 'S') {
             error = error_at(c, "a connection without its kind, child id and parent id");
             return false;
@@ -140,6 +147,10 @@ bool Objects::build_v6(const Node& objects, const Node* connections, Error& erro
     if (!connections) return true;
     for (const Node& c : connections->children) {
         if (c.name != "Connect") continue;
+        if (!c.properties.empty() && c.properties[0].type == 'S' && c.properties[0].text != "OO" && c.properties[0].text != "OP") {
+            ++other_connections;
+            continue;
+        }
         if (c.properties.size() < 3 || c.properties[1].type != 'S' || c.properties[2].type != 'S') {
             error = error_at(c, "a connection without its kind, child name and parent name");
             return false;

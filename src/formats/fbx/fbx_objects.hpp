@@ -40,6 +40,9 @@ public:
     std::vector<Object> list;
     // Per object: what it is linked to (its parents) and what is linked to it (its children).
     std::vector<std::vector<Link>> parents, children;
+    // Connections of kinds other than object-object and object-property ("PP", "PO": links
+    // between properties, which rigport gives no meaning), left out for the reader to warn about.
+    uint64_t other_connections = 0;
 
     const Object& operator[](uint32_t i) const { return list[i]; }
     // Children of `i` of one kind ("Model", "Deformer" ...), in connection order.

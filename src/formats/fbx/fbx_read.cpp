@@ -49,6 +49,12 @@ public:
         scene_.meta.source_format = "fbx";
         scene_.meta.source_version = doc_.version;
         scene_.meta.dialect = doc_.binary ? "binary" : "ascii";
+        if (doc_.zero_end_records)
+            scene_.warnings.add(WarningCode::Tolerated, fmt::format("{} node records have an end offset of 0; each read as ending after its "
+                                                                    "properties, without children", doc_.zero_end_records));
+        if (objects_.other_connections)
+            scene_.warnings.add(WarningCode::Ignored, fmt::format("{} connections of kinds other than OO and OP (links between "
+                                                                  "properties) left out", objects_.other_connections));
         read_settings();
         if (!read_models() || !read_skins() || !build_skeleton()) return error_;
         read_materials(objects_, scene_, material_of_);
