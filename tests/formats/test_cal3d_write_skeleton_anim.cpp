@@ -427,9 +427,14 @@ TEST(Cal3dWriteAnimation, OtherAnimationsDroppedWithWarning) {
     Scene src = animation_scene();
     Animation second = src.animations[0];
     second.name = "run";
-    Animation morph_only;
-    morph_only.morph_tracks.push_back(MorphWeightTrack{});
-    src.animations.insert(src.animations.begin(), morph_only);  // no joint tracks: skipped
+    Animation morph_only;  // no joint tracks: skipped (a valid scene: its mesh has a morph target)
+    Mesh face;
+    face.positions = {{0, 0, 0}};
+    face.morph_targets.push_back(MorphTarget{});
+    face.morph_targets[0].position_deltas = {{0, 0, 1}};
+    src.meshes.push_back(face);
+    morph_only.morph_tracks.push_back(MorphWeightTrack{0, Interpolation::Linear, {0}, {1}});
+    src.animations.insert(src.animations.begin(), morph_only);
     src.animations.push_back(second);
     Warnings w;
     auto bytes = save_bytes(src, "a.xaf", options_for(Dialect::Imvu919, &w));

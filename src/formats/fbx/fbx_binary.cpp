@@ -119,7 +119,12 @@ private:
             return true;
         };
         switch (p.type) {
-            case 'C': if (!scalar(1)) return false; p.integer = int64_t(read(1) != 0); break;
+            case 'C':
+                // A bool, or in binary 6.1 key lists a letter ('U', 's', 'n' ...): both kept.
+                if (!scalar(1)) return false;
+                p.text = std::string_view(reinterpret_cast<const char*>(bytes_.data() + pos_), 1);
+                p.integer = int64_t(read(1) != 0);
+                break;
             case 'Y': if (!scalar(2)) return false; p.integer = int16_t(read(2)); break;
             case 'I': if (!scalar(4)) return false; p.integer = int32_t(read(4)); break;
             case 'L': if (!scalar(8)) return false; p.integer = int64_t(read(8)); break;

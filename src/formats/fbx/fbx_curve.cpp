@@ -155,8 +155,11 @@ double bezier_parameter(double x1, double x2, double u) {
 }
 
 // 6.x keys: time, value, interpolation letter, then what the interpolation carries.
+// A key's letters are bare words in ASCII and one-byte 'C' values in binary 6.1 (docs/fbx.md §2.6).
+bool is_letter(const Property& p) { return p.type == 'W' || (p.type == 'C' && p.text.size() == 1); }
+
 bool is_key_start(const std::vector<Property>& p, size_t i) {
-    return i + 2 < p.size() && p[i].type == 'L' && p[i + 1].is_number() && p[i + 2].type == 'W' &&
+    return i + 2 < p.size() && p[i].type == 'L' && p[i + 1].is_number() && p[i + 1].type != 'C' && is_letter(p[i + 2]) &&
            (p[i + 2].text == "L" || p[i + 2].text == "C" || p[i + 2].text == "U");
 }
 
@@ -236,7 +239,7 @@ bool read_channel_keys(const Node& channel, Curve& c, Error& error) {
         // two slopes follow; the weights of 6.x weighted keys are not read (1/3).
         int64_t flags = kind == "C" ? interpolation_constant : kind == "L" ? interpolation_linear : interpolation_cubic;
         if (kind == "U") {
-            const std::string_view mode = i + 3 < end && p[i + 3].type == 'W' ? p[i + 3].text : "a";
+            const std::string_view mode = i + 3 < end && is_letter(p[i + 3]) ? p[i + 3].text : "a";
             if ((mode == "s" || mode == "b") && i + 5 < end && p[i + 4].is_number() && p[i + 5].is_number()) {
                 flags |= tangent_user;
                 kd.a = p[i + 4].number;

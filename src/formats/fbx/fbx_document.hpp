@@ -22,7 +22,7 @@ struct Property {
     char type = 0;
     int64_t integer = 0;           // Y C I L; a number's value truncated
     double number = 0;             // F D; an integer's value as a double
-    std::string_view text;         // S R W, into the file's bytes (ASCII: still &quot;-escaped)
+    std::string_view text;         // S R W, and binary C's byte; into the file's bytes (ASCII: still &quot;-escaped)
     std::vector<double> numbers;   // f d
     std::vector<int64_t> integers; // i l b c
 
