@@ -447,3 +447,23 @@ TEST(FbxRead, ZeroEndOffsetsAndPropertyConnectionsAreTolerated) {
     EXPECT_TRUE(warned);
 }
 
+// An id used twice: the first object owns it and its connections; the later one is kept apart,
+// renamed, with a warning (it was an error).
+TEST(FbxRead, ARepeatedIdKeepsTheFirstObjectAndWarns) {
+    std::string text = fbx_skinned_quad_ascii();
+    const std::string before = "\tDeformer: 700, \"Deformer::Skin\", \"Skin\" {";
+    const auto at = text.find(before);
+    ASSERT_NE(at, std::string::npos);
+    text.insert(at, "\tMaterial: 500, \"Material::Again\", \"\" {\n\t}\n");
+    auto s = load_bytes(std::vector<uint8_t>(text.begin(), text.end()), "quad.fbx");
+    ASSERT_TRUE(s) << s.error().to_string();
+    ASSERT_EQ(s->meshes.size(), 1u);
+    ASSERT_EQ(s->materials.size(), 2u);
+    EXPECT_EQ(s->materials[size_t(s->meshes[0].material)].name, "Skin");  // the connections' object
+    EXPECT_EQ(s->materials[size_t(s->meshes[0].material)].maps.size(), 1u);
+    EXPECT_TRUE(s->materials[0].name == "Again (2)" || s->materials[1].name == "Again (2)");
+    bool warned = false;
+    for (auto& w : s->warnings.items) warned |= w.code == WarningCode::Tolerated && w.message.find("1 objects reuse an id") != std::string::npos;
+    EXPECT_TRUE(warned);
+}
+

@@ -62,6 +62,7 @@ bool Objects::build(const Document& doc, Error& error) {
     }
     if (doc.version < 7000) return build_v6(*objects, doc.root.child("Connections"), error);
     const auto defaults = templates(doc);
+    std::unordered_map<int64_t, uint32_t> times_seen;  // repeated ids: how often seen again
     for (const Node& n : objects->children) {
         if (n.properties.empty() || !n.properties[0].is_number() || n.properties[0].type == 'D' || n.properties[0].type == 'F') {
             error = error_at(n, fmt::format("object '{}' has no integer id first", n.name));
@@ -75,9 +76,11 @@ bool Objects::build(const Document& doc, Error& error) {
         o.node = &n;
         o.properties = n.child("Properties70");
         if (auto t = defaults.find(n.name); t != defaults.end()) o.defaults = t->second;
+        // An id used again (some exporters' files): the first object owns the id and its
+        // connections; the later one is kept apart, renamed, reachable by nothing.
         if (!by_id_.emplace(o.id, uint32_t(list.size())).second) {
-            error = error_at(n, fmt::format("object id {} used twice", o.id));
-            return false;
+            ++repeated;
+            o.name += fmt::format(" ({})", ++times_seen[o.id] + 1);
         }
         list.push_back(std::move(o));
     }
@@ -117,6 +120,7 @@ void Objects::link(uint32_t child, uint32_t parent, std::string_view property) {
 // the rest of the reader sees 7.x's shape (a Skin deformer linked to the model moves to it).
 bool Objects::build_v6(const Node& objects, const Node* connections, Error& error) {
     std::vector<int> geometry_of;  // per object: its inline Geometry object, or -1
+    std::unordered_map<std::string_view, uint32_t> times_seen;  // repeated names: how often seen again
     for (const Node& n : objects.children) {
         if (n.properties.empty() || n.properties[0].type != 'S') continue;  // GlobalSettings and other unnamed parts
         Object o;
@@ -127,8 +131,8 @@ bool Objects::build_v6(const Node& objects, const Node* connections, Error& erro
         o.node = &n;
         o.properties = n.child("Properties60");
         if (!by_name_.emplace(n.properties[0].text, uint32_t(list.size())).second) {
-            error = error_at(n, fmt::format("object '{}' named twice", n.properties[0].text));
-            return false;
+            ++repeated;
+            o.name += fmt::format(" ({})", ++times_seen[n.properties[0].text] + 1);
         }
         const bool inline_geometry = n.name == "Model" && n.child("Vertices");
         Object g;

@@ -31,7 +31,7 @@ struct Link {
 
 class Objects {
 public:
-    // Indexes `doc`; false with `error` set when an id (6.x: a name) repeats. Links to the scene
+    // Indexes `doc`; false with `error` set when the layout is broken. Links to the scene
     // root (id 0, "Model::Scene") or to objects not indexed are left out.
     bool build(const Document& doc, Error& error);
     // The object a 6.x file names so ("Model::Bottom"), or UINT32_MAX.
@@ -43,6 +43,9 @@ public:
     // Connections of kinds other than object-object and object-property ("PP", "PO": links
     // between properties, which rigport gives no meaning), left out for the reader to warn about.
     uint64_t other_connections = 0;
+    // Objects whose id (6.x: name) an earlier object already has: kept apart, renamed "NAME (2)",
+    // linked to nothing (connections name the first), for the reader to warn about.
+    uint64_t repeated = 0;
 
     const Object& operator[](uint32_t i) const { return list[i]; }
     // Children of `i` of one kind ("Model", "Deformer" ...), in connection order.

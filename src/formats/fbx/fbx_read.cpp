@@ -52,6 +52,9 @@ public:
         if (doc_.zero_end_records)
             scene_.warnings.add(WarningCode::Tolerated, fmt::format("{} node records have an end offset of 0; each read as ending after its "
                                                                     "properties, without children", doc_.zero_end_records));
+        if (objects_.repeated)
+            scene_.warnings.add(WarningCode::Tolerated, fmt::format("{} objects reuse an id (6.x: a name) an earlier object has; each kept "
+                                                                    "apart as 'NAME (2)', linked to nothing", objects_.repeated));
         if (objects_.other_connections)
             scene_.warnings.add(WarningCode::Ignored, fmt::format("{} connections of kinds other than OO and OP (links between "
                                                                   "properties) left out", objects_.other_connections));
