@@ -219,12 +219,8 @@ bool AnimationReader::run(uint32_t index) {
         r_.warn(WarningCode::DroppedData, fmt::format("animation '{}' has no channel rigport can hold; dropped", anim_.name));
         return true;
     }
-    // A frame-based writer samples keys at sampling_rate(): keep that within
-    // the frames a file may hold.
-    if (const uint64_t frames = sampled_frame_count(anim_); frames > r_.options.max_frames)
-        return r_.fail(ErrorCode::LimitExceeded, path_, fmt::format("animation '{}' lasts {} s: {} frames at {} per second exceed max_frames {}", anim_.name,
-                                                                     anim_.duration(), frames, sampling_rate(anim_),
-                                                                     r_.options.max_frames));
+    // Keys far apart in time are kept as keys: only a frame-based writer, which must sample
+    // them, refuses a clip beyond LoadOptions::max_frames (core/frame_budget).
     r_.scene.animations.push_back(std::move(anim_));
     return true;
 }

@@ -101,13 +101,7 @@ Expected<Output> write_container(const Scene& scene, const std::string& path, co
     if (auto st = check_finite(scene); !st) return st.error();
     if (scene.skeleton.joints.size() > 65536)
         return make_error(ErrorCode::LimitExceeded, fmt::format("{} joints: JOINTS_n hold at most 65536", scene.skeleton.joints.size()));
-    // The reader refuses an animation a frame-based writer could not sample (more frames than
-    // LoadOptions::max_frames): such a file is not written, as rigport could not read it back.
-    for (auto& a : scene.animations)
-        if (const uint64_t frames = sampled_frame_count(a); frames > LoadOptions{}.max_frames)
-            return make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}' lasts {} s: {} frames at {} per second exceed "
-                                                                    "max_frames {}, which a reader refuses", a.name, a.duration(), frames,
-                                                                    sampling_rate(a), LoadOptions{}.max_frames));
+    // glTF keeps keys as they are, however far apart in time (no frames are sampled).
 
     // Bake: a copy turned Y-up. Root: the data as it is, under an axis node (plan_nodes).
     std::optional<Scene> baked;
