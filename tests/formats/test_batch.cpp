@@ -454,7 +454,8 @@ TEST(BuildSystems, NinjaRebuildsOnlyWhatChanged) {
     EXPECT_NE(r.err.find("3 models"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir / "out/a.glb")) << "--ninja writes the build file only";
 
-    auto ninja = [&] { return run_program("ninja", {"-f", build.string()}); };
+    // -C: its logs go beside the build file, not into the folder the tests run in (a build tree).
+    auto ninja = [&] { return run_program("ninja", {"-C", dir.string(), "-f", build.string()}); };
     auto first = ninja();
     ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
     for (const char* out : {"out/a.glb", "out/sub/b.glb", "out/char/char.glb"}) EXPECT_TRUE(fs::exists(dir / out)) << out;

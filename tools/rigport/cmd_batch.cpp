@@ -341,19 +341,27 @@ private:
 
 // ---- --ninja: one build edge per model --------------------------------------------------------
 // Paths are absolute, so the file works from any folder; each edge's command gets its paths
-// shell-quoted in edge variables (Ninja does not quote $in and $out). `rigport convert --depfile`
-// lists every file the conversion read, so Ninja (deps = gcc) rebuilds a model when its input,
-// a .cfg member, a .gltf buffer or a texture changes, and only then.
+// shell-quoted in edge variables (Ninja does not quote $in and $out). `rigport convert
+// --ninja-deps` prints every file the conversion read, which Ninja records (deps = msvc, the one
+// form of its dependency input that takes any name but a line break), so Ninja rebuilds a model
+// when its input, a .cfg member, a .gltf buffer or a texture changes, and only then. A model
+// under a folder whose path Ninja's msvc reader drops ("Program Files") uses --depfile instead
+// (deps = gcc), which takes fewer names (docs/cli.md "Build systems").
 
 std::string absolute_path(const std::string& p) {
     std::error_code ec;
     fs::path a = fs::absolute(p, ec);
     return (ec ? fs::path(p) : a).lexically_normal().string();
 }
-// A path in a `build` line: '$', ' ' and ':' escaped with '$'.
+// A path in a `build` line: '$', ' ' and ':' escaped with '$'; '|' (which Ninja 1.11 cannot
+// escape) as the file-scope variable rigport_pipe. Line breaks were refused before.
 std::string ninja_path(const std::string& p) {
     std::string out;
     for (char c : p) {
+        if (c == '|') {
+            out += "${rigport_pipe}";
+            continue;
+        }
         if (c == '$' || c == ' ' || c == ':') out += '$';
         out += c;
     }
@@ -370,24 +378,68 @@ std::string ninja_shell_quoted(const std::string& p) {
     return out + "'";
 }
 
+// A line break ends a line of a build file whatever the escaping: a path with one is refused.
+Status ninja_line_safe(const std::string& path, const std::string& what) {
+    if (path.find_first_of("\r\n") == std::string::npos) return Ok{};
+    return usage_error(fmt::format("{} {:?}: a path with a line break cannot go into a build file", what, path));
+}
+
+// --report and --ninja name none of the files the batch reads or writes, nor each other; checked
+// by name here (the outputs are not written yet), and by device and inode against every file
+// found in the inputs (check_output with plan.protect). Before any model is read.
+Status check_build_files(const BatchArgs& a, const Plan& plan) {
+    if (a.report.empty() && a.ninja.empty()) return Ok{};
+    if (!a.report.empty() && !a.ninja.empty() && path_identity(a.report) == path_identity(a.ninja))
+        return usage_error(fmt::format("--report '{}' and --ninja '{}' are the same file", a.report, a.ninja));
+    std::map<std::string, std::string> files;  // identity -> what it is, as the message names it
+    for (auto& m : plan.models) {
+        if (m.refused) continue;
+        files.emplace(path_identity(m.input), fmt::format("the input '{}'", m.input));
+        for (auto& anim : m.animations) files.emplace(path_identity(anim), fmt::format("the input '{}'", anim));
+        files.emplace(path_identity(m.output), fmt::format("the output '{}' (of '{}')", m.output, m.input));
+        if (!a.ninja.empty()) files.emplace(path_identity(m.output + ".d"), fmt::format("the depfile '{}.d' (of '{}')", m.output, m.input));
+    }
+    for (auto& [option, path] : {std::pair<std::string, std::string>{"--report", a.report}, {"--ninja", a.ninja}}) {
+        if (path.empty()) continue;
+        if (auto it = files.find(path_identity(path)); it != files.end())
+            return usage_error(fmt::format("{} '{}' is the same file as {}", option, path, it->second));
+        WriteOptions options;
+        options.protect = plan.protect;
+        if (auto st = check_output(path, options); !st) return st;
+    }
+    return Ok{};
+}
+
 int write_ninja(const BatchArgs& a, const FormatInfo& format, const Plan& plan) {
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (ec) return fail(make_error(ErrorCode::Unsupported, "cannot tell where the rigport binary is (/proc/self/exe)"), exit_unsupported, false);
-    for (auto& p : {std::string("\n"), std::string("\r")})
-        for (auto& m : plan.models)
-            if (m.input.find(p) != std::string::npos || m.output.find(p) != std::string::npos)
-                return fail(usage_error(fmt::format("'{}': a path with a line break cannot go into a build file", m.input)), exit_usage, false);
+    for (auto& [what, path] : {std::pair<std::string, std::string>{"--ninja", a.ninja}, {"the rigport binary", self.string()}})
+        if (auto st = ninja_line_safe(path, what); !st) return fail(st.error(), exit_usage, false);
+    for (auto& m : plan.models) {
+        auto st = ninja_line_safe(m.input, "the model");
+        for (auto& anim : m.animations)
+            if (st) st = ninja_line_safe(anim, "the animation file");
+        if (st) st = ninja_line_safe(m.output, "the output");
+        if (!st) return fail(st.error(), exit_usage, false);
+    }
+    // The command line passes the format by its registry name: letters and digits only.
     std::string text = fmt::format(
-        "# Written by `rigport batch --ninja`: `ninja -f {}` converts the models whose files changed.\n"
-        "ninja_required_version = 1.3\n"
-        "rigport = {}\n\n"
+        "# Written by `rigport batch --ninja`: `ninja -f FILE` converts the models whose files changed.\n"
+        "ninja_required_version = 1.5\n"
+        "rigport = {}\n"
+        "rigport_pipe = |\n\n"
         "rule convert\n"
+        "  command = $rigport convert $input -o $output --format {} --ninja-deps -q\n"
+        "  deps = msvc\n"
+        "  msvc_deps_prefix = {}\n"
+        "  description = rigport $in -> $out\n\n"
+        "rule convert_depfile\n"
         "  command = $rigport convert $input -o $output --format {} --depfile $output.d -q\n"
         "  depfile = $out.d\n"
         "  deps = gcc\n"
         "  description = rigport $in -> $out\n\n",
-        a.ninja, ninja_shell_quoted(self.string()), format.name);
+        ninja_shell_quoted(self.string()), format.name, ninja_deps_prefix, format.name);
     size_t edges = 0;
     for (auto& m : plan.models) {
         if (m.refused) {
@@ -398,13 +450,16 @@ int write_ninja(const BatchArgs& a, const FormatInfo& format, const Plan& plan) 
         std::string ins, quoted;
         std::vector<std::string> files{m.input};
         files.insert(files.end(), m.animations.begin(), m.animations.end());
+        bool msvc_drops = false;
         for (auto& file : files) {
             const std::string abs = absolute_path(file);
             ins += (ins.empty() ? "" : " ") + ninja_path(abs);
             quoted += (quoted.empty() ? "" : " ") + ninja_shell_quoted(abs);
+            msvc_drops = msvc_drops || ninja_msvc_drops(abs);
         }
         const std::string out = absolute_path(m.output);
-        text += fmt::format("build {}: convert {}\n  input = {}\n  output = {}\n", ninja_path(out), ins, quoted, ninja_shell_quoted(out));
+        text += fmt::format("build {}: {} {}\n  input = {}\n  output = {}\n", ninja_path(out), msvc_drops ? "convert_depfile" : "convert", ins,
+                            quoted, ninja_shell_quoted(out));
         ++edges;
     }
     WriteOptions options;
@@ -460,8 +515,7 @@ int run_batch(const BatchArgs& a) {
     }
     WriteOptions report_options;
     report_options.protect = plan.protect;
-    if (!a.report.empty())
-        if (auto st = check_output(a.report, report_options); !st) return fail(st.error(), write_exit_code(st.error()), false);
+    if (auto st = check_build_files(a, plan); !st) return fail(st.error(), write_exit_code(st.error()), false);
 
     if (!a.ninja.empty()) return write_ninja(a, *format, plan);
 
@@ -599,7 +653,7 @@ Verb add_batch(CLI::App& app) {
     sub->add_option("--report", args->report, "Write a JSON array with one record per model (written atomically)");
     sub->add_flag("-q,--quiet", args->quiet, "Print no warnings (errors still print)");
     sub->add_option("--ninja", args->ninja,
-                    "Write a Ninja build file with one edge per model (rigport convert --depfile) instead of converting: "
+                    "Write a Ninja build file with one edge per model (rigport convert --ninja-deps, which Ninja records for any file name but one with a line break) instead of converting: "
                     "`ninja -f FILE` then rebuilds only the models whose files changed");
     return {sub, [args]() { return run_batch(*args); }};
 }

@@ -37,6 +37,7 @@ struct ConvertArgs {
     bool quiet = false;           // -q: no warnings (errors still print)
     bool json = false;            // --json: the result (or the failure) as one JSON object on stdout
     std::string depfile;          // --depfile FILE.d: every file read, for Make and Ninja
+    bool ninja_deps = false;      // --ninja-deps: every file read on stdout, for Ninja's deps = msvc
     LoadFlags load;               // --allow-outside, --allow-missing
     uint32_t threads = 0;         // --threads N: 0 = every core; the bytes written never depend on it
 };
@@ -63,7 +64,8 @@ std::optional<Vec3> parse_vec3(const std::string& text, bool single_means_z) {
 }
 
 // Splits the positional words into inputs: "--name A --fps N --loop --start N --end N" apply to
-// the next input only; "a.iqe,b.iqe" is one input whose geometry accumulates.
+// the next input only; "a.iqe,b.iqe" is one input whose geometry accumulates, unless a file (or
+// folder) has that very name: a word that names something on disk is that path, commas and all.
 Expected<std::vector<CompileInput>> parse_inputs(const std::vector<std::string>& words) {
     std::vector<CompileInput> inputs;
     AnimationInputOptions pending;
@@ -94,8 +96,10 @@ Expected<std::vector<CompileInput>> parse_inputs(const std::vector<std::string>&
         } else if (w.size() > 1 && w[0] == '-') 
             return usage_error(fmt::format("unknown option '{}'", w)); else {
             CompileInput input;
+            std::error_code ec;
+            const bool one_file = w.find(',') == std::string::npos || std::filesystem::exists(w, ec);
             for (size_t from = 0; from <= w.size();) {
-                size_t comma = w.find(',', from);
+                size_t comma = one_file ? std::string::npos : w.find(',', from);
                 if (comma == std::string::npos) comma = w.size();
                 if (comma > from) input.paths.push_back(w.substr(from, comma - from));
                 from = comma + 1;
@@ -155,6 +159,8 @@ Expected<ModelOptions> model_options(const ConvertArgs& a) {
         return usage_error("--json prints on standard output, where -o - streams the model: use one of them");
     if (!a.depfile.empty() && (is_stdout_path(a.output) || is_stdout_path(a.depfile)))
         return usage_error("--depfile names the output file a build system rebuilds: it needs -o FILE and a depfile path, not standard output");
+    if (a.ninja_deps && (a.json || is_stdout_path(a.output)))
+        return usage_error("--ninja-deps prints the files read on standard output: not with --json or -o -");
     o.load = a.load.load_options();
     o.force_joints = a.force_joints;
     o.fix_normals = a.fix_normals;
@@ -172,10 +178,27 @@ int run_convert(const ConvertArgs& a) {
     options->format = *format;
     auto inputs = parse_inputs(a.words);
     if (!inputs) return fail(inputs.error(), exit_usage, a.json);
+    // The depfile is neither the output nor an input named (a file an input names, found while
+    // reading, is checked before anything is written).
+    if (!a.depfile.empty()) {
+        const std::string depfile = path_identity(a.depfile);
+        auto same = [&](const std::string& what, const std::string& path) {
+            return usage_error(fmt::format("--depfile '{}' is the same file as {} '{}'", a.depfile, what, path));
+        };
+        if (depfile == path_identity(a.output)) return fail(same("the output", a.output), exit_usage, a.json);
+        for (auto& in : *inputs)
+            for (auto& p : in.paths)
+                if (depfile == path_identity(input_file(p))) return fail(same("the input", p), exit_usage, a.json);
+    }
 
     ModelJob job;
     job.inputs = std::move(*inputs);
     job.output = a.output;
+    // With a depfile or --ninja-deps the model is staged, not put in place, until the list of
+    // files read is made: a name that cannot be listed leaves every file as it was.
+    const bool listing = !a.depfile.empty() || a.ninja_deps;
+    WriteGroup group;
+    if (listing) job.stage_into = &group;
     const std::string input = job.inputs.front().paths.front();
     const ModelResult result = convert_model(job, *options);
     if (!a.quiet) {
@@ -184,15 +207,29 @@ int run_convert(const ConvertArgs& a) {
         fmt::print(stderr, "{}", warnings);
     }
     if (!result.ok()) return fail(*result.error, result.exit_code, a.json);
-    // Written only after the output was: a failed conversion leaves an old depfile as it was, and
-    // the build system sees the output as not built.
+    std::string deps_lines;
+    if (a.ninja_deps) {
+        auto lines = ninja_deps_lines(result.inputs);
+        if (!lines) return fail(lines.error(), write_exit_code(lines.error()), a.json);
+        deps_lines = std::move(*lines);
+    }
+    // The depfile goes in place with the model, after it: a failed conversion leaves an old
+    // depfile as it was, and the build system sees the output as not built.
     if (!a.depfile.empty()) {
-        const std::string text = make_depfile(a.output, result.inputs);
+        const std::string depfile = path_identity(a.depfile);
+        for (size_t k = 1; k < result.outputs.size(); ++k)
+            if (depfile == path_identity(result.outputs[k]))
+                return fail(usage_error(fmt::format("--depfile '{}' is the same file as '{}', written beside the output", a.depfile, result.outputs[k])),
+                            exit_usage, a.json);
+        auto text = make_depfile(a.depfile, a.output, result.inputs);
+        if (!text) return fail(text.error(), write_exit_code(text.error()), a.json);
         WriteOptions depfile_write{a.force, result.inputs};
-        depfile_write.protect.push_back(a.output);
-        if (auto st = write_file_atomic(a.depfile, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()), depfile_write); !st)
+        if (auto st = group.stage(a.depfile, std::span(reinterpret_cast<const uint8_t*>(text->data()), text->size()), depfile_write); !st)
             return fail(st.error(), write_exit_code(st.error()), a.json);
     }
+    if (listing)
+        if (auto st = group.commit(); !st) return fail(st.error(), write_exit_code(st.error()), a.json);
+    fmt::print("{}", deps_lines);
     if (a.json) fmt::print("{}\n", model_record(input, result).dump(2, ' ', false, Json::error_handler_t::replace));
     if (a.verbose)
         fmt::print(is_stdout_path(a.output) || a.json ? stderr : stdout, "{} -> {} ({}, {} bytes): meshes {}, vertices {}, triangles {}, joints {}, animations {}\n",
@@ -209,7 +246,8 @@ Verb add_convert(CLI::App& app) {
     // Inputs and the per-file options before them are read in order by parse_inputs().
     sub->allow_extras();
     sub->footer(
-        "Inputs: INPUT... where each is a file or a comma-joined list (a.iqe,b.iqe) whose geometry is merged.\n"
+        "Inputs: INPUT... where each is a file or a comma-joined list (a.iqe,b.iqe) whose geometry is merged;\n"
+        "a word that names an existing file is that file, commas and all.\n"
         "Before an input, --name NAME, --fps N, --loop, --start N and --end N apply to that file's animation\n"
         "when it has exactly one (--end: last frame kept; negative counts from the end, -1 = unset).\n"
         "The first input gives meshes and skeleton; later inputs add animations, matched by joint name.\n"
@@ -243,7 +281,11 @@ Verb add_convert(CLI::App& app) {
     sub->add_flag("-v,--verbose", args->verbose, "Print a summary of what was written");
     sub->add_flag("-q,--quiet", args->quiet, "Print no warnings (errors still print)");
     sub->add_option("--depfile", args->depfile,
-                    "Write a Make-style depfile (OUTPUT: every file the conversion read: inputs, side files, textures) for Make and Ninja");
+                    "Write a Make-style depfile (OUTPUT: every file the conversion read: inputs, side files, textures) for Make and Ninja; "
+                    "a name both cannot read (a line break, | & ; = ...) is refused and nothing is written");
+    sub->add_flag("--ninja-deps", args->ninja_deps,
+                  "Print every file the conversion read on standard output as 'rigport-dep: PATH' lines, for Ninja's deps = msvc "
+                  "(msvc_deps_prefix = rigport-dep:), which takes any name but a line break (batch --ninja uses it)");
     sub->add_flag("--json", args->json,
                   "Print the result as one JSON object on stdout (inputs, outputs, counts, warnings); a failure as {\"error\": {...}}");
     args->load.add_to(sub);

@@ -24,9 +24,25 @@ struct ModelResult : ConvertResult {
 
 ModelResult convert_model(const ModelJob& job, const ModelOptions& options);
 
-// A Make-style dependency file (what gcc -MD writes, which Make and Ninja's `deps = gcc` read):
-// "TARGET: DEP DEP ...\n", with spaces, '#', '\\' before them and '$' escaped as they expect.
-std::string make_depfile(const std::string& target, const std::vector<std::string>& dependencies);
+// A path's identity for comparing two paths the user gave: absolute, lexically normal, symlinks
+// resolved where it exists.
+std::string path_identity(const std::string& path);
+
+// A Make-style dependency file (what gcc -MD writes, which Make's `include` and Ninja's `deps = gcc`
+// read): "TARGET: \\\n  DEP \\\n  DEP\n", escaped so that GNU Make and Ninja's depfile reader both
+// read back exactly these names (docs/cli.md "Build systems"). A name they cannot both read (a
+// line break, '|', '&', '=' ...: the table in docs/cli.md) is a WriteFailed error naming it,
+// with depfile as the error's path: nothing is left out silently.
+Expected<std::string> make_depfile(const std::string& depfile, const std::string& target, const std::vector<std::string>& dependencies);
+
+// `convert --ninja-deps`: each file as a line "rigport-dep: PATH", which Ninja's `deps = msvc`
+// with `msvc_deps_prefix = rigport-dep:` reads whole (any byte but a line break). A name Ninja
+// would drop or misread is a WriteFailed error naming it (docs/cli.md "Build systems").
+inline constexpr const char* ninja_deps_prefix = "rigport-dep:";
+Expected<std::string> ninja_deps_lines(const std::vector<std::string>& files);
+// Ninja's deps = msvc takes a path containing "program files" or "microsoft visual studio" (in
+// any case) for a compiler's system header and does not record it.
+bool ninja_msvc_drops(const std::string& path);
 
 // Warnings as convert prints them: "Warning: PATH: CODE: MESSAGE" lines (read, swaps, then, on
 // success, write), appended to text.
