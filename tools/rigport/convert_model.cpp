@@ -117,7 +117,7 @@ Expected<std::string> ninja_deps_lines(const std::vector<std::string>& files) {
                               "Ninja's deps = msvc does not record a path containing 'program files' or 'microsoft visual studio' "
                               "(use --depfile for this model; docs/cli.md \"Build systems\")");
         // Ninja skips the spaces after the prefix; "./" keeps a name's own (Ninja removes the "./").
-        text += fmt::format("{} {}{}\n", ninja_deps_prefix, f.front() == ' ' ? "./" : "", f);
+        text += fmt::format("{} {}{}\n", ninja_deps_prefix, !f.empty() && f.front() == ' ' ? "./" : "", f);
     }
     return text;
 }
