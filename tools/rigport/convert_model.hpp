@@ -29,7 +29,7 @@ ModelResult convert_model(const ModelJob& job, const ModelOptions& options);
 std::string make_depfile(const std::string& target, const std::vector<std::string>& dependencies);
 
 // Warnings as convert prints them: "Warning: PATH: CODE: MESSAGE" lines (read, swaps, then, on
-// success, write), appended to text.
+// success, write), each through terminal_text(), appended to text.
 void append_warnings(const ModelResult& result, std::string& text);
 
 // A model as a JSON record (`convert --json`, `batch --report`): input, inputs, status, outputs,

@@ -64,7 +64,7 @@ bool Objects::build(const Document& doc, Error& error) {
     const auto defaults = templates(doc);
     for (const Node& n : objects->children) {
         if (n.properties.empty() || !n.properties[0].is_number() || n.properties[0].type == 'D' || n.properties[0].type == 'F') {
-            error = error_at(n, fmt::format("object '{}' has no integer id first", n.name));
+            error = error_at(n, fmt::format("object '{}' has no integer id first", detail::excerpt(n.name)));
             return false;
         }
         Object o;
@@ -120,7 +120,7 @@ bool Objects::build_v6(const Node& objects, const Node* connections, Error& erro
         o.node = &n;
         o.properties = n.child("Properties60");
         if (!by_name_.emplace(n.properties[0].text, uint32_t(list.size())).second) {
-            error = error_at(n, fmt::format("object '{}' named twice", n.properties[0].text));
+            error = error_at(n, fmt::format("object '{}' named twice", detail::excerpt(n.properties[0].text)));
             return false;
         }
         const bool inline_geometry = n.name == "Model" && n.child("Vertices");
