@@ -47,8 +47,15 @@ Error usage_error(std::string message);
 // path), printing the error and setting exit_code on failure: used before any input is read.
 const FormatInfo* choose_output_format(const std::string& path, const std::string& format_name, int& exit_code);
 
-// Non-printable bytes shown as \xNN and newlines as \n, cut to at most max_chars.
+// Text from files and paths as it may reach a terminal, cut to at most max_chars (then "..."):
+// valid UTF-8 kept ("é"); control characters (C0 such as ESC, BEL and CR, DEL, C1 raw or
+// encoded) and bytes that are not valid UTF-8 shown as \xNN (\n, \r, \t by name), so a name in a
+// file can neither retitle the terminal nor rewrite a line already printed (docs/cli.md
+// "Messages"). JSON output is not passed through it: JSON escapes control characters itself.
 std::string printable(std::string_view text, size_t max_chars = 200);
+// printable() without a cut: every message the CLI prints on stderr goes through it
+// (print_error, print_warning, batch's progress lines, convert's warnings).
+std::string terminal_text(std::string_view text);
 
 // --allow-outside and --allow-missing, shared by every verb that loads models (docs/cli.md).
 struct LoadFlags {

@@ -39,6 +39,7 @@ struct BatchArgs {
     std::string report;
     bool quiet = false;
     std::string ninja;  // --ninja FILE: write a build file instead of converting
+    bool follow_links = false;  // --follow-links: symbolic links out of an INPUT folder are followed
 };
 
 // One model: a file, or a .cfg with its members.
@@ -83,9 +84,13 @@ std::set<std::string> named_files(const fs::path& path) {
 }
 
 // The models the inputs hold, in a deterministic order: each INPUT in the order given; a folder's
-// files sorted by name, recursively (symlinked folders not followed, OUT_DIR itself skipped),
-// only those whose extension a registered format reads; a file given directly as it is. A .jpk is
-// skipped with a note; a file given twice is one model.
+// files sorted by name, recursively (OUT_DIR itself skipped), only those whose extension a
+// registered format reads; a file given directly as it is, a symbolic link too. A .jpk is skipped
+// with a note; a file given twice is one model. Symbolic links met in a folder (docs/cli.md
+// "batch"): one leading out of the INPUT folder is skipped with a note naming the link, unless
+// --follow-links; a link to a file inside is followed (the file is one model, named by its own
+// path when the walk also meets it there); a link to a folder inside is not followed (the walk
+// reaches that folder itself).
 struct Plan {
     std::vector<Model> models;
     std::vector<std::string> notes;     // skipped files, unreadable folders
@@ -94,19 +99,23 @@ struct Plan {
 
 class Planner {
 public:
-    Planner(const fs::path& out_dir, const FormatInfo& format)
-        : out_dir_(out_dir), extension_(format.extensions.front()), out_dir_identity_(identity(out_dir)) {}
+    Planner(const fs::path& out_dir, const FormatInfo& format, bool follow_links)
+        : out_dir_(out_dir), extension_(format.extensions.front()), out_dir_identity_(identity(out_dir)), follow_links_(follow_links) {}
 
     void add_input(const std::string& input) {
         std::error_code ec;
         if (fs::is_directory(input, ec)) {
+            // The tree a link may point into: the folder itself, links on its own path resolved.
+            tree_ = fs::canonical(input, ec);
+            if (ec) tree_ = fs::absolute(input, ec).lexically_normal();
+            tree_name_ = input;
             walk(fs::path(input), fs::path());
             return;
         }
         // A file given directly goes to OUT_DIR/<stem>.<ext>; a pack member (PACK.jpk:MEMBER) is named by the member.
         fs::path stem_of = input;
         if (auto split = split_jpk_member_path(input); split && !fs::exists(input, ec)) stem_of = split->second;
-        add_file(fs::path(input), out_dir_ / fs::path(stem_of.stem().string() + std::string(extension_)));
+        add_file(fs::path(input), out_dir_ / fs::path(stem_of.stem().string() + std::string(extension_)), false);
     }
 
     Plan finish() {
@@ -152,21 +161,65 @@ private:
     struct Found {
         fs::path path, output;
         std::string identity;
+        bool via_link = false;  // found as a symbolic link in a folder
     };
 
-    void add_file(const fs::path& path, const fs::path& output) {
+    void add_file(const fs::path& path, const fs::path& output, bool via_link) {
         plan_.protect.push_back(path.string());
         if (lower_extension(path) == ".jpk") {
             plan_.notes.push_back(fmt::format("skipped {}: a JPK pack is not expanded (convert a member as PACK.jpk:MEMBER)", path.string()));
             return;
         }
         std::string id = identity(path);
-        if (!seen_.insert(id).second) return;
-        files_.push_back(Found{path, output, std::move(id)});
+        auto [it, first] = seen_.emplace(id, files_.size());
+        if (!first) {
+            // One file reached by a link and by its own path: one model, under its own path.
+            Found& earlier = files_[it->second];
+            if (earlier.via_link && !via_link) earlier = Found{path, output, std::move(id), false};
+            return;
+        }
+        files_.push_back(Found{path, output, std::move(id), via_link});
+    }
+
+    // True when path (resolved) is the folder tree or lies below it.
+    static bool within(const fs::path& path, const fs::path& tree) {
+        auto p = path.begin();
+        for (auto t = tree.begin(); t != tree.end(); ++t, ++p)
+            if (p == path.end() || *p != *t) return false;
+        return true;
+    }
+
+    // Whether the walk goes through the symbolic link e: a link out of the INPUT folder only with
+    // --follow-links (else a note naming the link, never what it points to, when it could be a
+    // model or is a folder); a link to a folder inside never (that folder is walked as itself).
+    bool follow(const fs::directory_entry& e, bool& is_folder) {
+        std::error_code ec;
+        const fs::path target = fs::canonical(e.path(), ec);
+        if (ec) return false;  // a broken link (or a loop of links): nothing to read
+        is_folder = fs::is_directory(target, ec);
+        const bool inside = within(target, tree_);
+        if (inside) return !is_folder;
+        if (follow_links_) return true;
+        const FormatInfo* f = find_format_by_extension(e.path().filename().string());
+        if (is_folder || (f && f->read) || lower_extension(e.path()) == ".jpk")
+            plan_.notes.push_back(fmt::format("skipped {}: a symbolic link to a {} outside {} (not followed; --follow-links follows it)",
+                                              e.path().string(), is_folder ? "folder" : "file", tree_name_));
+        plan_.protect.push_back(e.path().string());
+        return false;
     }
 
     // rel: the folder below the INPUT folder, mirrored under OUT_DIR.
     void walk(const fs::path& dir, const fs::path& rel) {
+        std::error_code ec;
+        // A folder already being walked further up (links followed in a loop) is not walked again.
+        const std::string here = identity(dir);
+        if (std::find(walking_.begin(), walking_.end(), here) != walking_.end()) return;
+        walking_.push_back(here);
+        walk_entries(dir, rel);
+        walking_.pop_back();
+    }
+
+    void walk_entries(const fs::path& dir, const fs::path& rel) {
         std::error_code ec;
         std::vector<fs::directory_entry> entries;
         for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(*it);
@@ -177,8 +230,10 @@ private:
         std::sort(entries.begin(), entries.end(), [](auto& a, auto& b) { return a.path().filename() < b.path().filename(); });
         for (auto& e : entries) {
             const fs::path name = e.path().filename();
-            if (e.is_symlink(ec) && e.is_directory(ec)) continue;  // symlinked folders are not followed
-            if (e.is_directory(ec)) {
+            const bool link = e.is_symlink(ec);
+            bool link_to_folder = false;
+            if (link && !follow(e, link_to_folder)) continue;
+            if (link ? link_to_folder : e.is_directory(ec)) {
                 if (identity(e.path()) != out_dir_identity_) walk(e.path(), rel / name);
                 continue;
             }
@@ -191,14 +246,18 @@ private:
                     continue;
                 }
             }
-            add_file(e.path(), out_dir_ / rel / fs::path(name.stem().string() + std::string(extension_)));
+            add_file(e.path(), out_dir_ / rel / fs::path(name.stem().string() + std::string(extension_)), link);
         }
     }
 
     fs::path out_dir_;
     std::string_view extension_;
     std::string out_dir_identity_;
-    std::set<std::string> seen_;
+    bool follow_links_ = false;
+    fs::path tree_;                      // the INPUT folder being walked, resolved
+    std::string tree_name_;              // ... as given
+    std::vector<std::string> walking_;   // the folders being walked, outermost first (identities)
+    std::map<std::string, size_t> seen_;  // identity -> its index in files_
     std::vector<Found> files_;
     Plan plan_;
 };
@@ -294,23 +353,23 @@ class Progress {
 public:
     Progress(size_t total, bool quiet) : total_(total), quiet_(quiet), tty_(::isatty(::fileno(stderr)) != 0) {}
 
-    void note(const std::string& line) { put(line + "\n"); }
+    void note(const std::string& line) { put(terminal_text(line) + "\n"); }
 
     void finished(const Model& model, const ModelResult& result) {
         std::string text;
         if (!quiet_) append_warnings(result, text);
         if (result.ok()) {
-            if (!tty_) text += fmt::format("ok {} -> {}\n", model.input, model.output);
+            if (!tty_) text += fmt::format("ok {} -> {}\n", terminal_text(model.input), terminal_text(model.output));
         } else {
             const Error& e = *result.error;
             // The error names its file first; the model's own path is not repeated.
-            text += e.path == model.input ? fmt::format("FAILED {}\n", e.to_string()) : fmt::format("FAILED {}: {}\n", model.input, e.to_string());
+            text += terminal_text(e.path == model.input ? fmt::format("FAILED {}", e.to_string()) : fmt::format("FAILED {}: {}", model.input, e.to_string())) + "\n";
         }
         std::lock_guard lock(mutex_);
         ++done_;
         put_locked(text);
         if (tty_) {
-            fmt::print(stderr, "[{}/{}] {}", done_, total_, model.input);
+            fmt::print(stderr, "[{}/{}] {}", done_, total_, terminal_text(model.input));
             bar_ = true;
         }
         std::fflush(stderr);
@@ -443,7 +502,7 @@ int write_ninja(const BatchArgs& a, const FormatInfo& format, const Plan& plan) 
     size_t edges = 0;
     for (auto& m : plan.models) {
         if (m.refused) {
-            fmt::print(stderr, "skipped {}: {}\n", m.input, m.refused->message);
+            fmt::print(stderr, "{}\n", terminal_text(fmt::format("skipped {}: {}", m.input, m.refused->message)));
             continue;
         }
         // The mesh first, then its animation files (convert binds them by joint name).
@@ -466,7 +525,7 @@ int write_ninja(const BatchArgs& a, const FormatInfo& format, const Plan& plan) 
     options.protect = plan.protect;
     if (auto st = write_file_atomic(a.ninja, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()), options); !st)
         return fail(st.error(), write_exit_code(st.error()), false);
-    fmt::print(stderr, "wrote {}: {} models; `ninja -f {}` converts them, and later only those whose files changed\n", a.ninja, edges, a.ninja);
+    fmt::print(stderr, "{}\n", terminal_text(fmt::format("wrote {}: {} models; `ninja -f {}` converts them, and later only those whose files changed", a.ninja, edges, a.ninja)));
     return exit_ok;
 }
 
@@ -502,11 +561,11 @@ int run_batch(const BatchArgs& a) {
     if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
         return fail(usage_error(fmt::format("-o '{}' is not a folder", a.out_dir)), exit_usage, false);
 
-    Planner planner(out_dir, *format);
+    Planner planner(out_dir, *format, a.follow_links);
     for (auto& input : a.inputs) planner.add_input(input);
     Plan plan = planner.finish();
     if (plan.models.empty()) {
-        for (auto& n : plan.notes) fmt::print(stderr, "{}\n", n);
+        for (auto& n : plan.notes) fmt::print(stderr, "{}\n", terminal_text(n));
         return fail(usage_error("no models found in the inputs (files whose extension a format reads, or .cfg characters)"), exit_usage, false);
     }
     if (!fs::is_directory(out_dir, ec)) {
@@ -639,7 +698,8 @@ Verb add_batch(CLI::App& app) {
     auto args = std::make_shared<BatchArgs>();
     CLI::App* sub = app.add_subcommand("batch", "Convert every model in files and folders into one output folder, in parallel");
     sub->footer(
-        "Folders are walked recursively (sorted; symlinked folders not followed) for files whose extension a format reads;\n"
+        "Folders are walked recursively (sorted) for files whose extension a format reads; a symbolic link leading out of an\n"
+        "INPUT folder is skipped with a note (--follow-links follows it), a link to a folder inside is not followed.\n"
         "a .cfg with the files it names is one model, a .jpk is skipped. The folder tree under each INPUT folder is\n"
         "mirrored under OUT_DIR; each output is named <stem> + the format's first extension (.glb, .gltf, .iqm, .cfg ...).\n"
         "Each model is converted as 'rigport convert MODEL -o OUT --format FMT' would. Ends with\n"
@@ -655,6 +715,8 @@ Verb add_batch(CLI::App& app) {
     sub->add_option("--ninja", args->ninja,
                     "Write a Ninja build file with one edge per model (rigport convert --ninja-deps, which Ninja records for any file name but one with a line break) instead of converting: "
                     "`ninja -f FILE` then rebuilds only the models whose files changed");
+    sub->add_flag("--follow-links", args->follow_links,
+                  "Follow symbolic links (to files and folders) that lead out of an INPUT folder; by default they are skipped with a note");
     return {sub, [args]() { return run_batch(*args); }};
 }
 

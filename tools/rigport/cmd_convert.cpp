@@ -233,7 +233,7 @@ int run_convert(const ConvertArgs& a) {
     if (a.json) fmt::print("{}\n", model_record(input, result).dump(2, ' ', false, Json::error_handler_t::replace));
     if (a.verbose)
         fmt::print(is_stdout_path(a.output) || a.json ? stderr : stdout, "{} -> {} ({}, {} bytes): meshes {}, vertices {}, triangles {}, joints {}, animations {}\n",
-                   input, a.output, result.written_format, result.bytes, result.counts.meshes, result.counts.vertices,
+                   terminal_text(input), terminal_text(a.output), result.written_format, result.bytes, result.counts.meshes, result.counts.vertices,
                    result.counts.triangles, result.counts.joints, result.counts.animations);
     return exit_ok;
 }

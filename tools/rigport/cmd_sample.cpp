@@ -46,7 +46,7 @@ int run_sample(const SampleArgs& a) {
     }
     print_warnings(warnings);
     if (a.verbose)
-        fmt::print(is_stdout_path(a.output) ? stderr : stdout, "wrote {} ({}): vertices {}, triangles {}, joints {}, animations {}\n", a.output, format->name,
+        fmt::print(is_stdout_path(a.output) ? stderr : stdout, "wrote {} ({}): vertices {}, triangles {}, joints {}, animations {}\n", terminal_text(a.output), format->name,
                    scene.vertex_count(), scene.triangle_count(), scene.skeleton.joints.size(), scene.animations.size());
     return exit_ok;
 }

@@ -123,10 +123,10 @@ Expected<std::string> ninja_deps_lines(const std::vector<std::string>& files) {
 }
 
 void append_warnings(const ModelResult& result, std::string& text) {
-    for (auto& w : result.read_warnings.items) text += fmt::format("Warning: {}\n", warning_text(w));
-    for (auto& s : result.normal_swaps) text += fmt::format("Warning: {}\n", s);
+    for (auto& w : result.read_warnings.items) text += fmt::format("Warning: {}\n", terminal_text(warning_text(w)));
+    for (auto& s : result.normal_swaps) text += fmt::format("Warning: {}\n", terminal_text(s));
     if (result.ok())
-        for (auto& w : result.write_warnings.items) text += fmt::format("Warning: {}\n", warning_text(w));
+        for (auto& w : result.write_warnings.items) text += fmt::format("Warning: {}\n", terminal_text(warning_text(w)));
 }
 
 Json model_record(const std::string& input, const ModelResult& r) { return Json::parse(conversion_json(input, r)); }

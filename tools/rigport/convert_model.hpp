@@ -45,7 +45,7 @@ Expected<std::string> ninja_deps_lines(const std::vector<std::string>& files);
 bool ninja_msvc_drops(const std::string& path);
 
 // Warnings as convert prints them: "Warning: PATH: CODE: MESSAGE" lines (read, swaps, then, on
-// success, write), appended to text.
+// success, write), each through terminal_text(), appended to text.
 void append_warnings(const ModelResult& result, std::string& text);
 
 // A model as a JSON record (`convert --json`, `batch --report`): input, inputs, status, outputs,

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "core/excerpt.hpp"
 #include "core/guarded.hpp"
 #include "formats/cal3d/cal3d_layout.hpp"
 #include "formats/cal3d/cal3d_write_cfg.hpp"
@@ -74,7 +75,7 @@ Status parse_cfg(std::string_view text, const std::string& cfg, bool on_path, co
         if (line.empty() || line.front() == '#') continue;
         size_t eq = line.find('=');
         if (eq == std::string_view::npos)
-            return at_line(make_error(ErrorCode::Malformed, fmt::format("'{}' is not key=value", line.substr(0, 60))), cfg, line_no);
+            return at_line(make_error(ErrorCode::Malformed, fmt::format("'{}' is not key=value", detail::excerpt(line, 60))), cfg, line_no);
         std::string key(trim(line.substr(0, eq)));
         std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return char(std::tolower(c)); });
         std::string value(trim(line.substr(eq + 1)));
@@ -82,7 +83,7 @@ Status parse_cfg(std::string_view text, const std::string& cfg, bool on_path, co
             prefix = value;
             if (!on_disk) continue;
             if (auto inside = detail::confine((folder / prefix).string(), root, options.allow_outside); !inside)
-                return at_line(make_error(ErrorCode::ReadFailed, fmt::format("path={}: {}", value, inside.error().message)), cfg, line_no);
+                return at_line(make_error(ErrorCode::ReadFailed, fmt::format("path={}: {}", detail::excerpt(value, 80), inside.error().message)), cfg, line_no);
         } else if (key == "scale") {
             scene.meta.comment += fmt::format("cfg scale={} (a viewer setting; not applied)\n", value);
         } else if (key == "skeleton" || key == "mesh" || key == "material" || key == "animation" || key == "morphanim" ||
@@ -91,10 +92,10 @@ Status parse_cfg(std::string_view text, const std::string& cfg, bool on_path, co
             const std::string path = (folder / uri).string();
             if (on_disk)
                 if (auto inside = detail::confine(path, root, options.allow_outside); !inside)
-                    return at_line(make_error(ErrorCode::ReadFailed, fmt::format("{}={}: {}", key, value, inside.error().message)), cfg, line_no);
+                    return at_line(make_error(ErrorCode::ReadFailed, fmt::format("{}={}: {}", key, detail::excerpt(value, 80), inside.error().message)), cfg, line_no);
             inputs.push_back(Input{path, cfg, line_no, key, value, uri, on_path});
         } else {
-            scene.warnings.add(WarningCode::UnknownCommand, fmt::format("line {}: unknown key '{}' ignored", line_no, key), std::nullopt, cfg);
+            scene.warnings.add(WarningCode::UnknownCommand, fmt::format("line {}: unknown key '{}' ignored", line_no, detail::excerpt(key)), std::nullopt, cfg);
         }
     }
     return Ok{};
@@ -189,11 +190,11 @@ static Expected<Scene> assemble_character(const std::vector<Input>& inputs, Scen
             // Named by a .cfg (line > 0; a .cfg read from bytes has no name of its own, and
             // load_bytes names it): the error or warning names the .cfg line.
             if (in.line > 0 && bytes.error().code == ErrorCode::NotFound) {
-                const std::string what = fmt::format("{} '{}' not found ({})", in.key, in.value, in.path);
+                const std::string what = fmt::format("{} '{}' not found ({})", in.key, detail::excerpt(in.value, 80), detail::excerpt(in.path, 200));
                 if (!options.allow_missing)
                     return at_line(make_error(ErrorCode::NotFound, what + "; --allow-missing leaves it out"), in.cfg, in.line);
                 out.warnings.add(WarningCode::PartMissing, fmt::format("line {}: {}; left out", in.line, what), std::nullopt, in.cfg);
-                if (in.key == "skeleton") missing_skeleton = fmt::format("'{}' ({}:{})", in.value, in.cfg, in.line);
+                if (in.key == "skeleton") missing_skeleton = fmt::format("'{}' ({}:{})", detail::excerpt(in.value, 80), in.cfg, in.line);
                 // A material slot keeps its index: material threads count .cfg lines (§4.5).
                 std::string ext = fs::path(in.path).extension().string();
                 std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
@@ -206,7 +207,7 @@ static Expected<Scene> assemble_character(const std::vector<Input>& inputs, Scen
             }
             // Refused (outside the .cfg's folder), unreadable: the .cfg line that names it.
             if (in.line > 0)
-                return at_line(make_error(bytes.error().code, fmt::format("{}={}: {}", in.key, in.value, bytes.error().message)), in.cfg, in.line);
+                return at_line(make_error(bytes.error().code, fmt::format("{}={}: {}", in.key, detail::excerpt(in.value, 80), bytes.error().message)), in.cfg, in.line);
             return in_file(bytes.error(), in.path);
         }
         auto scene = read_member(*bytes, in.path, options);

@@ -1,4 +1,5 @@
 // CMF binary mesh reader, classic / IMVU / trunk layouts incl. both morph blocks (formats/cal3d.md §2.3).
+#include "core/excerpt.hpp"
 #include "formats/cal3d/cal3d_binary.hpp"
 
 namespace rigport::cal3d {
@@ -24,7 +25,7 @@ std::optional<Error> read_morph(BinaryReader& r, Family family, int32_t vertex_c
     const uint64_t blend_size = 4 + 24 + 8 * uint64_t(texcoords);
     int64_t previous = -1;
     auto check_id = [&](int32_t id, uint64_t at) -> std::optional<Error> {
-        if (id < 0 || id >= vertex_count) return r.bad(fmt::format("morph '{}': blend vertex id {} not in [0, {})", morph.name, id, vertex_count), at);
+        if (id < 0 || id >= vertex_count) return r.bad(fmt::format("morph '{}': blend vertex id {} not in [0, {})", detail::excerpt(morph.name), id, vertex_count), at);
         if (id <= previous) r.warnings().add(WarningCode::Tolerated, "blend vertex ids not ascending", at);
         previous = id;
         return std::nullopt;
@@ -33,10 +34,10 @@ std::optional<Error> read_morph(BinaryReader& r, Family family, int32_t vertex_c
         for (;;) {
             const uint64_t at = r.c.pos();
             const int32_t id = r.c.i32();
-            if (!r.c.ok()) return r.short_read(fmt::format("morph '{}'", morph.name));
+            if (!r.c.ok()) return r.short_read(fmt::format("morph '{}'", detail::excerpt(morph.name)));
             if (id >= vertex_count) break;
             if (morph.vertices.size() >= uint64_t(vertex_count))
-                return r.bad(fmt::format("morph '{}': more blend vertices than vertices", morph.name), at);
+                return r.bad(fmt::format("morph '{}': more blend vertices than vertices", detail::excerpt(morph.name)), at);
             if (auto e = check_id(id, at)) return e;
             if (auto e = read_blend_vertex(r, uint32_t(id), texcoords, morph)) return e;
         }
@@ -45,7 +46,7 @@ std::optional<Error> read_morph(BinaryReader& r, Family family, int32_t vertex_c
     const uint64_t count_at = r.c.pos();
     const int32_t count = r.c.i32();
     if (!r.c.ok()) return r.short_read("morph blend vertex count");
-    if (auto e = r.count(count, count_at, [&] { return fmt::format("morph '{}' blend vertex count", morph.name); }, blend_size)) return e;
+    if (auto e = r.count(count, count_at, [&] { return fmt::format("morph '{}' blend vertex count", detail::excerpt(morph.name)); }, blend_size)) return e;
     for (int32_t i = 0; i < count; ++i) {
         const uint64_t at = r.c.pos();
         const int32_t id = r.c.i32();

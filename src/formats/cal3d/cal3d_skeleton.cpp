@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/excerpt.hpp"
 #include "core/quatd.hpp"
 #include "formats/cal3d/cal3d_layout.hpp"
 
@@ -38,7 +39,7 @@ Expected<Skeleton> build_skeleton(const std::vector<Bone>& bones, bool binary, W
         parent[i] = bones[i].parent;
         if (parent[i] < -1 || parent[i] >= n || parent[i] == i) {
             warnings.add(WarningCode::PoseParentMismatch,
-                         fmt::format("bone {} '{}': PARENTID {} is not a bone; made a root", i, bones[i].name, parent[i]),
+                         fmt::format("bone {} '{}': PARENTID {} is not a bone; made a root", i, detail::excerpt(bones[i].name), parent[i]),
                          bones[i].offset);
             parent[i] = -1;
         }
@@ -75,7 +76,7 @@ Expected<Skeleton> build_skeleton(const std::vector<Bone>& bones, bool binary, W
         if (parent[i] < 0) walk_from(i);
     for (int32_t i = 0; i < n; ++i)
         if (joint_of[i] < 0) {
-            warnings.add(WarningCode::PoseParentMismatch, fmt::format("bone {} '{}' is on a parent cycle; made a root", i, bones[i].name),
+            warnings.add(WarningCode::PoseParentMismatch, fmt::format("bone {} '{}' is on a parent cycle; made a root", i, detail::excerpt(bones[i].name)),
                          bones[i].offset);
             parent[i] = -1;
             walk_from(i);

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/excerpt.hpp"
+
 namespace rigport::cal3d::xml {
 
 namespace {
@@ -131,7 +133,7 @@ Error error_at(const Document& d, pugi::xml_node node, std::string message) {
         uint32_t index = 0;
         for (auto s = n.previous_sibling(); s; s = s.previous_sibling())
             if (iequal(s.name(), n.name())) ++index;
-        std::string part = index ? fmt::format("{}[{}]", n.name(), index) : std::string(n.name());
+        std::string part = index ? fmt::format("{}[{}]", detail::excerpt(n.name()), index) : detail::excerpt(n.name());
         path = path.empty() ? part : part + "/" + path;
     }
     const ptrdiff_t offset = node ? node.offset_debug() : 0;
@@ -174,7 +176,7 @@ std::optional<Error> int_attribute(const Document& d, pugi::xml_node node, std::
     const char* v = attribute(node, name);
     if (!v && !required) return std::nullopt;
     if (!integer(v, out))
-        return error_at(d, node, v ? fmt::format("{}=\"{}\" is not an integer", name, std::string_view(v).substr(0, 40))
+        return error_at(d, node, v ? fmt::format("{}=\"{}\" is not an integer", name, detail::excerpt(v))
                                    : fmt::format("missing {} attribute", name));
     return std::nullopt;
 }
@@ -183,7 +185,7 @@ std::optional<Error> float_attribute(const Document& d, pugi::xml_node node, std
     const char* v = attribute(node, name);
     bool non_finite = false;
     if (!floats(v, &out, 1, non_finite))
-        return error_at(d, node, v ? fmt::format("{}=\"{}\" is not a number", name, std::string_view(v).substr(0, 40))
+        return error_at(d, node, v ? fmt::format("{}=\"{}\" is not a number", name, detail::excerpt(v))
                                    : fmt::format("missing {} attribute", name));
     if (non_finite) w.add(WarningCode::NonFiniteValue, "non-finite numbers replaced by 0", uint64_t(node.offset_debug()));
     return std::nullopt;
@@ -230,7 +232,7 @@ std::optional<Error> parse(std::span<const uint8_t> bytes, FileType type, Docume
         const ptrdiff_t offset = deep.offset_debug();
         Error e = make_error(ErrorCode::LimitExceeded,
                              fmt::format("<{}> (byte {}): elements nested deeper than {} levels (LoadOptions::max_depth)",
-                                         std::string_view(deep.name()).substr(0, 40), offset, max_depth),
+                                         detail::excerpt(deep.name()), offset, max_depth),
                              uint64_t(std::max<ptrdiff_t>(offset, 0)));
         auto [line, col] = line_col(bytes, offset);
         e.line = line;
@@ -252,7 +254,7 @@ std::optional<Error> parse(std::span<const uint8_t> bytes, FileType type, Docume
         d.header_form = true;
         const char* magic = attribute(first, "MAGIC");
         if (!magic || !iequal(magic, xml_magic(type)))
-            return error_at(d, first, fmt::format("MAGIC \"{}\" is not {}", magic ? magic : "", xml_magic(type)));
+            return error_at(d, first, fmt::format("MAGIC \"{}\" is not {}", detail::excerpt(magic ? magic : ""), xml_magic(type)));
         version = attribute(first, "VERSION");
         body = first.next_sibling();
         while (body && body.type() != pugi::node_element) body = body.next_sibling();
@@ -260,7 +262,7 @@ std::optional<Error> parse(std::span<const uint8_t> bytes, FileType type, Docume
     } else {
         version = attribute(body, "VERSION");
         if (const char* magic = attribute(body, "MAGIC"); magic && !iequal(magic, xml_magic(type)))
-            return error_at(d, body, fmt::format("MAGIC \"{}\" is not {}", magic, xml_magic(type)));
+            return error_at(d, body, fmt::format("MAGIC \"{}\" is not {}", detail::excerpt(magic), xml_magic(type)));
     }
     if (!is(body, body_name(type))) return error_at(d, body, fmt::format("expected <{}>", body_name(type)));
     if (version) {

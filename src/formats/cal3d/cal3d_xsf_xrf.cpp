@@ -1,6 +1,7 @@
 // XSF XML skeleton and XRF XML material readers (formats/cal3d.md §3.3, §3.6).
 #include <fmt/format.h>
 
+#include "core/excerpt.hpp"
 #include "formats/cal3d/cal3d_write.hpp"
 #include "formats/cal3d/cal3d_write_material.hpp"
 #include "formats/cal3d/cal3d_xml.hpp"
@@ -50,7 +51,7 @@ Expected<Scene> read_xsf(std::span<const uint8_t> bytes, const LoadOptions& opti
         scene.warnings.add(WarningCode::CountMismatch, fmt::format("NUMBONES {} but {} BONE elements; all are read", declared, bones.size()));
     for (auto c : d.body.children())
         if (c.type() == pugi::node_element && !xml::is(c, "BONE"))
-            scene.warnings.add(WarningCode::UnknownCommand, fmt::format("unknown element <{}> in SKELETON ignored", c.name()));
+            scene.warnings.add(WarningCode::UnknownCommand, fmt::format("unknown element <{}> in SKELETON ignored", detail::excerpt(c.name())));
     auto sk = build_skeleton(bones, false, scene.warnings);
     if (!sk) return sk.error();
     scene.skeleton = std::move(*sk);

@@ -100,7 +100,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
             const double count = std::floor(double(stop - start) / step);
             if (count * double(std::max<size_t>(scene.skeleton.joints.size(), 1)) > double(options.max_elements)) {
                 error = make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': {} resampled keys is more than {} (LoadOptions::max_elements)",
-                                                                         take.name, count, options.max_elements));
+                                                                         detail::excerpt(take.name), count, options.max_elements));
                 return false;
             }
             for (double k = 1; k <= count; ++k) samples.push_back(start + int64_t(std::llround(k * step)));
@@ -111,7 +111,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
         const size_t joints = scene.skeleton.joints.size();
         if (uint64_t(samples.size()) * std::max<size_t>(joints, 1) > options.max_elements) {
             error = make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': {} key times x {} joints is more than {} (LoadOptions::max_elements)",
-                                                                     take.name, samples.size(), joints, options.max_elements));
+                                                                     detail::excerpt(take.name), samples.size(), joints, options.max_elements));
             return false;
         }
 
@@ -183,7 +183,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
             const Mesh& m = scene.meshes[mesh];
             if (uint64_t(samples.size()) * m.morph_targets.size() > options.max_elements) {
                 error = make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': {} key times x {} morph targets of mesh '{}' is more than {} (LoadOptions::max_elements)",
-                                                                         take.name, samples.size(), m.morph_targets.size(), m.name, options.max_elements));
+                                                                         detail::excerpt(take.name), samples.size(), m.morph_targets.size(), detail::excerpt(m.name), options.max_elements));
                 return false;
             }
             MorphWeightTrack w;

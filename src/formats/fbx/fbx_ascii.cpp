@@ -126,7 +126,7 @@ private:
         for (;;) {
             if (t.kind == Kind::End) return top ? true : fail(t, "the file ends before a '}'");
             if (t.kind == Kind::Close) return top ? fail(t, "a '}' without its '{'") : true;
-            if (t.kind != Kind::Key) return fail(t, t.kind == Kind::Bad ? std::string(t.text) : fmt::format("expected a 'Name:', found '{}'", t.text));
+            if (t.kind != Kind::Key) return fail(t, t.kind == Kind::Bad ? std::string(t.text) : fmt::format("expected a 'Name:', found '{}'", detail::excerpt(t.text)));
             if (depth >= max_depth_) return fail(t, fmt::format("nodes nested deeper than {} (LoadOptions::max_depth)", max_depth_), ErrorCode::LimitExceeded);
             if (!budget_.add_node(0)) return fail(t, budget_.message(), ErrorCode::LimitExceeded);
             Node& node = parent.children.emplace_back();
@@ -186,23 +186,23 @@ private:
         uint64_t n = 0;
         const std::string_view count = node.properties[0].text.substr(1);
         if (auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), n); ec != std::errc() || end != count.data() + count.size())
-            return fail(open, fmt::format("node '{}': array size '{}' is not a count", node.name, node.properties[0].text));
+            return fail(open, fmt::format("node '{}': array size '{}' is not a count", detail::excerpt(node.name), detail::excerpt(node.properties[0].text)));
         const Node* a = node.child("a");
         if (!a && n == 0) {
             node.properties[0] = Property();
             node.properties[0].type = 'd';
             return true;
         }
-        if (!a || node.children.size() != 1) return fail(open, fmt::format("node '{}': an array '*{}' holds something else than one 'a:' list", node.name, n));
+        if (!a || node.children.size() != 1) return fail(open, fmt::format("node '{}': an array '*{}' holds something else than one 'a:' list", detail::excerpt(node.name), n));
         Node values = std::move(node.children[0]);
         node.children.clear();
         node.properties = std::move(values.properties);
         if (node.properties.size() == 1 && node.properties[0].is_array() && node.properties[0].array_size() == n) return true;
         if (node.properties.size() != n)
-            return fail(open, fmt::format("node '{}': array declares {} values and holds {}", node.name, n, node.properties.size()));
+            return fail(open, fmt::format("node '{}': array declares {} values and holds {}", detail::excerpt(node.name), n, node.properties.size()));
         list_to_array(node);
         if (!node.properties.empty() && !node.properties[0].is_array())
-            return fail(open, fmt::format("node '{}': an array holds a value that is not a number", node.name));
+            return fail(open, fmt::format("node '{}': an array holds a value that is not a number", detail::excerpt(node.name)));
         return true;
     }
 

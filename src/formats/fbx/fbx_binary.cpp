@@ -99,14 +99,14 @@ private:
         for (auto& p : node.properties)
             if (!property(p, properties_end)) return false;
         if (pos_ != properties_end)
-            return fail_at(pos_, fmt::format("node '{}': its {} properties end at {}, not at {} as its header says", node.name, num_properties, pos_, properties_end));
+            return fail_at(pos_, fmt::format("node '{}': its {} properties end at {}, not at {} as its header says", detail::excerpt(node.name), num_properties, pos_, properties_end));
         if (zero_end) return true;
         while (pos_ < end_offset) {
             bool child_end = false;
             if (!record(node, end_offset, depth + 1, child_end)) return false;
             if (child_end) break;
         }
-        if (pos_ != end_offset) return fail_at(pos_, fmt::format("node '{}': its children end at {}, not at {} as its header says", node.name, pos_, end_offset));
+        if (pos_ != end_offset) return fail_at(pos_, fmt::format("node '{}': its children end at {}, not at {} as its header says", detail::excerpt(node.name), pos_, end_offset));
         return true;
     }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/excerpt.hpp"
 #include "rigport/error.hpp"
 #include "rigport/io.hpp"
 

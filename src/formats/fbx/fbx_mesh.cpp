@@ -112,17 +112,17 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
     const Node* indices = g.child("PolygonVertexIndex");
     if (!vertices || !indices) return true;  // a geometry without polygons (NURBS, lines): nothing to read
     if (!vertices->numbers_of(points) || points.size() % 3 != 0) {
-        error = error_at(*vertices, fmt::format("geometry '{}': Vertices is not a list of x, y, z numbers", geometry.name));
+        error = error_at(*vertices, fmt::format("geometry '{}': Vertices is not a list of x, y, z numbers", detail::excerpt(geometry.name)));
         return false;
     }
     if (!indices->integers_of(polygon_vertex)) {
-        error = error_at(*indices, fmt::format("geometry '{}': PolygonVertexIndex is not a list of integers", geometry.name));
+        error = error_at(*indices, fmt::format("geometry '{}': PolygonVertexIndex is not a list of integers", detail::excerpt(geometry.name)));
         return false;
     }
     const int64_t point_count = int64_t(points.size() / 3);
     if (uint64_t(point_count) > options.max_elements || polygon_vertex.size() > options.max_elements) {
         error = make_error(ErrorCode::LimitExceeded, fmt::format("geometry '{}': {} control points, {} corners: more than {} (LoadOptions::max_elements)",
-                                                                 geometry.name, point_count, polygon_vertex.size(), options.max_elements));
+                                                                 detail::excerpt(geometry.name), point_count, polygon_vertex.size(), options.max_elements));
         return false;
     }
 
@@ -171,7 +171,7 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
         size_t end = first;
         while (end < polygon_vertex.size() && polygon_vertex[end] >= 0) ++end;
         if (end == polygon_vertex.size()) {
-            error = error_at(*indices, fmt::format("geometry '{}': the last polygon (from corner {}) has no closing negative index", geometry.name, first));
+            error = error_at(*indices, fmt::format("geometry '{}': the last polygon (from corner {}) has no closing negative index", detail::excerpt(geometry.name), first));
             return false;
         }
         ++end;
@@ -186,7 +186,7 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
         for (size_t c = first; c < end; ++c) {
             const int64_t v = polygon_vertex[c] < 0 ? ~polygon_vertex[c] : polygon_vertex[c];
             if (v >= point_count) {
-                error = error_at(*indices, fmt::format("geometry '{}': corner {} names control point {} of {}", geometry.name, c, v, point_count));
+                error = error_at(*indices, fmt::format("geometry '{}': corner {} names control point {} of {}", detail::excerpt(geometry.name), c, v, point_count));
                 return false;
             }
             // The corner's values, as the key that merges equal corners into one vertex.
@@ -252,27 +252,27 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
         ++polygon;
     }
     if (dropped)
-        scene.warnings.add(WarningCode::Ignored, fmt::format("geometry '{}': {} polygons with fewer than 3 corners (points, lines) left out", geometry.name, dropped), g.offset);
+        scene.warnings.add(WarningCode::Ignored, fmt::format("geometry '{}': {} polygons with fewer than 3 corners (points, lines) left out", detail::excerpt(geometry.name), dropped), g.offset);
     if (missing_values)
-        scene.warnings.add(WarningCode::Substituted, fmt::format("geometry '{}': {} corner values missing from their layer (index out of range or -1); zeros used", geometry.name, missing_values), g.offset);
+        scene.warnings.add(WarningCode::Substituted, fmt::format("geometry '{}': {} corner values missing from their layer (index out of range or -1); zeros used", detail::excerpt(geometry.name), missing_values), g.offset);
     // Blend shapes: each vertex moves by its control point's delta (the placement's linear part
     // turns the deltas as it turns the points).
     // Every shape moves every vertex in the targets: bounded like any other count.
     if (uint64_t(place.shapes.size()) * uint64_t(std::max<int64_t>(point_count, int64_t(polygon_vertex.size()))) > options.max_elements) {
         error = make_error(ErrorCode::LimitExceeded, fmt::format("geometry '{}': {} blend shapes x {} control points: more than {} (LoadOptions::max_elements)",
-                                                                 geometry.name, place.shapes.size(), point_count, options.max_elements));
+                                                                 detail::excerpt(geometry.name), place.shapes.size(), point_count, options.max_elements));
         return false;
     }
     std::vector<std::vector<double>> per_point(place.shapes.size()), normal_per_point(place.shapes.size());
     for (size_t k = 0; k < place.shapes.size(); ++k) {
         const ShapeInput& shape = place.shapes[k];
         if (shape.deltas.size() != shape.indexes.size() * 3) {
-            error = error_at(g, fmt::format("geometry '{}': shape '{}' has {} indexes and {} delta numbers", geometry.name, shape.name,
+            error = error_at(g, fmt::format("geometry '{}': shape '{}' has {} indexes and {} delta numbers", detail::excerpt(geometry.name), detail::excerpt(shape.name),
                                             shape.indexes.size(), shape.deltas.size()));
             return false;
         }
         if (!shape.normals.empty() && shape.normals.size() != shape.deltas.size()) {
-            error = error_at(g, fmt::format("geometry '{}': shape '{}' has {} delta numbers and {} normal numbers", geometry.name, shape.name,
+            error = error_at(g, fmt::format("geometry '{}': shape '{}' has {} delta numbers and {} normal numbers", detail::excerpt(geometry.name), detail::excerpt(shape.name),
                                             shape.deltas.size(), shape.normals.size()));
             return false;
         }
@@ -281,7 +281,7 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
         for (size_t i = 0; i < shape.indexes.size(); ++i) {
             const int64_t point = shape.indexes[i];
             if (point < 0 || point >= point_count) {
-                error = error_at(g, fmt::format("geometry '{}': shape '{}' moves control point {} of {}", geometry.name, shape.name, point, point_count));
+                error = error_at(g, fmt::format("geometry '{}': shape '{}' moves control point {} of {}", detail::excerpt(geometry.name), detail::excerpt(shape.name), point, point_count));
                 return false;
             }
             const auto d = apply(m, &shape.deltas[i * 3], 0);

@@ -65,7 +65,7 @@ bool Objects::build(const Document& doc, Error& error) {
     std::unordered_map<int64_t, uint32_t> times_seen;  // repeated ids: how often seen again
     for (const Node& n : objects->children) {
         if (n.properties.empty() || !n.properties[0].is_number() || n.properties[0].type == 'D' || n.properties[0].type == 'F') {
-            error = error_at(n, fmt::format("object '{}' has no integer id first", n.name));
+            error = error_at(n, fmt::format("object '{}' has no integer id first", detail::excerpt(n.name)));
             return false;
         }
         Object o;

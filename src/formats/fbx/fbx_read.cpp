@@ -128,7 +128,7 @@ private:
         if (order_.size() != n) {
             for (uint32_t m = 0; m < n; ++m)
                 if (std::find(order_.begin(), order_.end(), m) == order_.end())
-                    return fail(objects_[models_[m]].node, fmt::format("model '{}' is part of a cycle of parents", objects_[models_[m]].name));
+                    return fail(objects_[models_[m]].node, fmt::format("model '{}' is part of a cycle of parents", detail::excerpt(objects_[models_[m]].name)));
         }
         return true;
     }
@@ -177,7 +177,7 @@ private:
                     if (indexes && !indexes->integers_of(cl.indexes)) return fail(indexes, "cluster Indexes: not integers");
                     if (weights && !weights->numbers_of(cl.weights)) return fail(weights, "cluster Weights: not numbers");
                     if (cl.indexes.size() != cl.weights.size())
-                        return fail(&node, fmt::format("cluster '{}': {} Indexes and {} Weights", objects_[c].name, cl.indexes.size(), cl.weights.size()));
+                        return fail(&node, fmt::format("cluster '{}': {} Indexes and {} Weights", detail::excerpt(objects_[c].name), cl.indexes.size(), cl.weights.size()));
                     if (!matrix_of(node, "Transform", cl.transform) || !matrix_of(node, "TransformLink", cl.transform_link)) return false;
                     if (cl.transform_link && !bind_world_.count(cl.bone)) bind_world_[cl.bone] = *cl.transform_link;
                     skin.clusters.push_back(std::move(cl));
@@ -264,7 +264,7 @@ private:
                         for (size_t k = 0; k < c.indexes.size(); ++k) {
                             const int64_t p = c.indexes[k];
                             if (p < 0 || size_t(p) >= influences.size())
-                                return fail(objects_[g].node, fmt::format("geometry '{}': a cluster names control point {} of {}", objects_[g].name, p, influences.size()));
+                                return fail(objects_[g].node, fmt::format("geometry '{}': a cluster names control point {} of {}", detail::excerpt(objects_[g].name), p, influences.size()));
                             if (c.weights[k] > 0 && std::isfinite(c.weights[k])) influences[size_t(p)].push_back({uint32_t(joint), float(c.weights[k])});
                         }
                     }

@@ -26,9 +26,9 @@ bool check_document(Reader& r) {
     if (!asset) return r.malformed("/asset", "missing (every glTF has asset.version)");
     std::string version, min_version;
     if (!r.string(*asset, "version", "/asset", version) || !r.string(*asset, "minVersion", "/asset", min_version)) return false;
-    if (version.rfind("2.", 0) != 0) return r.fail(ErrorCode::Unsupported, "/asset/version", fmt::format("'{}' (only glTF 2.x is read)", version));
+    if (version.rfind("2.", 0) != 0) return r.fail(ErrorCode::Unsupported, "/asset/version", fmt::format("'{}' (only glTF 2.x is read)", detail::excerpt(version)));
     if (!min_version.empty() && min_version != "2.0")
-        return r.fail(ErrorCode::Unsupported, "/asset/minVersion", fmt::format("'{}' (this reader implements 2.0)", min_version));
+        return r.fail(ErrorCode::Unsupported, "/asset/minVersion", fmt::format("'{}' (this reader implements 2.0)", detail::excerpt(min_version)));
     r.scene.meta.source_version = 2;
     for (const char* list : {"accessors", "animations", "buffers", "bufferViews", "images", "materials", "meshes", "nodes", "samplers",
                              "scenes", "skins", "textures", "extensionsUsed", "extensionsRequired"})
@@ -50,7 +50,7 @@ bool check_document(Reader& r) {
     }
     if (!refused.empty()) {
         std::string names;
-        for (auto& n : refused) names += (names.empty() ? "" : ", ") + n;
+        for (auto& n : refused) names += (names.empty() ? "" : ", ") + detail::excerpt(n);
         return r.fail(ErrorCode::Unsupported, "/extensionsRequired", fmt::format("{} not supported", names));
     }
     for (auto& n : ignored) r.warn(WarningCode::Ignored, fmt::format("extension {} ignored", n));
@@ -91,15 +91,15 @@ bool check_finite(Reader& r) {
         bool ok = finite(mesh.positions) && finite(mesh.normals) && finite(mesh.tangents);
         for (auto& mt : mesh.morph_targets) ok = ok && finite(mt.position_deltas) && finite(mt.normal_deltas) && finite(mt.tangent_deltas);
         for (auto& inf : mesh.skin.influences) ok = ok && std::isfinite(inf.weight);
-        if (!ok) return r.malformed("", fmt::format("mesh '{}': its node transform takes vertex data beyond float range", mesh.name));
+        if (!ok) return r.malformed("", fmt::format("mesh '{}': its node transform takes vertex data beyond float range", detail::excerpt(mesh.name)));
     }
     for (auto& j : r.scene.skeleton.joints)
         if (!finite(std::array<Vec3, 2>{j.bind.translate, j.bind.scale}) || !finite(std::array<Quat, 1>{j.bind.rotate}))
-            return r.malformed("", fmt::format("joint '{}': its rest pose is beyond float range", j.name));
+            return r.malformed("", fmt::format("joint '{}': its rest pose is beyond float range", detail::excerpt(j.name)));
     for (auto& a : r.scene.animations)
         for (auto& t : a.tracks)
             for (float v : t.values)
-                if (!std::isfinite(v)) return r.malformed("", fmt::format("animation '{}': keys beyond float range", a.name));
+                if (!std::isfinite(v)) return r.malformed("", fmt::format("animation '{}': keys beyond float range", detail::excerpt(a.name)));
     return true;
 }
 

@@ -67,7 +67,7 @@ const Accessor* Reader::accessor(uint32_t which) {
         return nullptr;
     const uint32_t size = component_size(uint32_t(component_type));
     if (size == 0 || component_type > UINT32_MAX) return malformed(path + "/componentType", fmt::format("{} is not a component type", component_type)), nullptr;
-    if (!parse_type(type, a->components, rows)) return malformed(path + "/type", fmt::format("'{}' is not an accessor type", type)), nullptr;
+    if (!parse_type(type, a->components, rows)) return malformed(path + "/type", fmt::format("'{}' is not an accessor type", detail::excerpt(type))), nullptr;
     if (count_ == 0) return malformed(path + "/count", "0 (an accessor holds at least one element)"), nullptr;
     if (count_ > options.max_elements)
         return fail(ErrorCode::LimitExceeded, path + "/count", fmt::format("{} exceeds max_elements {}", count_, options.max_elements)), nullptr;

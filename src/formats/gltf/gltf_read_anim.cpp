@@ -90,7 +90,7 @@ bool AnimationReader::read_keys(const Json& sampler, const std::string& path, ui
     if (interpolation == "LINEAR") out.curve = Curve::Linear;
     else if (interpolation == "STEP") out.curve = Curve::Step;
     else if (interpolation == "CUBICSPLINE") out.curve = Curve::Cubic;
-    else return r_.malformed(path + "/interpolation", fmt::format("'{}' is not LINEAR, STEP or CUBICSPLINE", interpolation));
+    else return r_.malformed(path + "/interpolation", fmt::format("'{}' is not LINEAR, STEP or CUBICSPLINE", detail::excerpt(interpolation)));
     const Accessor* in = r_.accessor(input);
     const Accessor* values = in ? r_.accessor(output) : nullptr;
     if (!values) return false;
@@ -130,9 +130,9 @@ bool AnimationReader::channel(const Json& ch, const Json& samplers, const std::s
     if (!r_.index(*target, "node", path + "/target", node, false, "nodes", plan_.nodes.size()) || !r_.string(*target, "path", path + "/target", what)) return false;
     const bool weights = what == "weights";
     if (!weights && what != "translation" && what != "rotation" && what != "scale" && what != "pointer")
-        return r_.malformed(path + "/target/path", fmt::format("'{}' is not translation, rotation, scale or weights", what));
+        return r_.malformed(path + "/target/path", fmt::format("'{}' is not translation, rotation, scale or weights", detail::excerpt(what)));
     if (node == none || what == "pointer") {  // KHR_animation_pointer and channels without a node
-        r_.warn(WarningCode::DroppedData, fmt::format("animation channels targeting '{}'{} are not read", what, node == none ? " without a node" : ""));
+        r_.warn(WarningCode::DroppedData, fmt::format("animation channels targeting '{}'{} are not read", detail::excerpt(what), node == none ? " without a node" : ""));
         return true;
     }
     if (!plan_.nodes[node].in_scene) {
@@ -214,9 +214,9 @@ bool AnimationReader::run(uint32_t index) {
         if (!channel((*channels)[c], *samplers, path)) return false;
     }
     if (resampled_)
-        r_.warn(WarningCode::KeysAdjusted, fmt::format("animation '{}': {} CUBICSPLINE channels resampled at {} keys per second", anim_.name, resampled_, r_.options.resample_rate));
+        r_.warn(WarningCode::KeysAdjusted, fmt::format("animation '{}': {} CUBICSPLINE channels resampled at {} keys per second", detail::excerpt(anim_.name), resampled_, r_.options.resample_rate));
     if (anim_.tracks.empty() && anim_.morph_tracks.empty()) {
-        r_.warn(WarningCode::DroppedData, fmt::format("animation '{}' has no channel rigport can hold; dropped", anim_.name));
+        r_.warn(WarningCode::DroppedData, fmt::format("animation '{}' has no channel rigport can hold; dropped", detail::excerpt(anim_.name)));
         return true;
     }
     // Keys far apart in time are kept as keys: only a frame-based writer, which must sample

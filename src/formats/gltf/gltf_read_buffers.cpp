@@ -114,12 +114,12 @@ std::optional<std::span<const uint8_t>> Reader::buffer(uint32_t which) {
         const std::string name = percent_decode(uri);
         if (!options.read_resource)
             return fail(ErrorCode::Unsupported, path + "/uri",
-                        fmt::format("external buffer '{}': no folder to read it from (use load with a path)", name)),
+                        fmt::format("external buffer '{}': no folder to read it from (use load with a path)", detail::excerpt(name, 80))),
                    std::nullopt;
         auto bytes = options.read_resource(name);
         if (!bytes) {
             Error inner = bytes.error();
-            inner.message = fmt::format("{}/uri: external buffer '{}': {}", path, name, inner.to_string());
+            inner.message = fmt::format("{}/uri: external buffer '{}': {}", path, detail::excerpt(name, 80), inner.to_string());
             inner.path.clear();
             if (!error) error = std::move(inner);
             return std::nullopt;

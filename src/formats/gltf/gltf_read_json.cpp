@@ -284,14 +284,14 @@ bool Reader::uint(const Json& object, const char* key, const std::string& path, 
     const Json* v = find(object, key);
     if (!v) return required ? malformed(path + "/" + key, "missing") : true;
     auto u = as_uint(*v);
-    if (!u) return malformed(path + "/" + key, fmt::format("expected a whole number >= 0, found {}", v->dump()));
+    if (!u) return malformed(path + "/" + key, fmt::format("expected a whole number >= 0, found {}", detail::excerpt(v->dump())));
     out = *u;
     return true;
 }
 
 bool Reader::index_value(const Json& value, const std::string& path, uint32_t& out, const char* list, size_t size) {
     auto i = as_uint(value);
-    if (!i) return malformed(path, fmt::format("expected an index into {}, found {}", list, value.dump()));
+    if (!i) return malformed(path, fmt::format("expected an index into {}, found {}", list, detail::excerpt(value.dump())));
     if (*i >= size) return malformed(path, fmt::format("{} {} does not exist (the file has {})", list, *i, size));
     out = uint32_t(*i);
     return true;
@@ -309,7 +309,7 @@ bool Reader::number(const Json& object, const char* key, const std::string& path
     if (!v) return true;
     if (!v->is_number()) return malformed(path + "/" + key, fmt::format("expected a number, found {}", v->type_name()));
     const float f = float(v->number());
-    if (!std::isfinite(f)) return malformed(path + "/" + key, fmt::format("{} is not a finite float", v->dump()));
+    if (!std::isfinite(f)) return malformed(path + "/" + key, fmt::format("{} is not a finite float", detail::excerpt(v->dump())));
     out = f;
     return true;
 }
@@ -321,7 +321,7 @@ bool Reader::numbers(const Json& object, const char* key, const std::string& pat
     for (size_t i = 0; i < n; ++i) {
         const Json& e = (*v)[i];
         const float f = e.is_number() ? float(e.number()) : NAN;
-        if (!std::isfinite(f)) return malformed(fmt::format("{}/{}/{}", path, key, i), fmt::format("{} is not a finite float", e.dump()));
+        if (!std::isfinite(f)) return malformed(fmt::format("{}/{}/{}", path, key, i), fmt::format("{} is not a finite float", detail::excerpt(e.dump())));
         out[i] = f;
     }
     return true;

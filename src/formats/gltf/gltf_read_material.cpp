@@ -69,7 +69,7 @@ std::optional<ImageRef> image_of(Reader& r, uint32_t texture, const std::string&
         return std::nullopt;
     if (!uri.empty() && uri.rfind("data:", 0) != 0) return ImageRef{percent_decode(uri), -1};
     if (uri.empty() && view == none) {
-        r.warn(WarningCode::DroppedData, fmt::format("material '{}': image {} has neither uri nor bufferView; its map was not kept", material, source));
+        r.warn(WarningCode::DroppedData, fmt::format("material '{}': image {} has neither uri nor bufferView; its map was not kept", detail::excerpt(material), source));
         return std::nullopt;
     }
     auto held = hold_image(r, source, *image, ipath, uri, uri.empty() ? view : none);

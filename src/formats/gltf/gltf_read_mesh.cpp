@@ -60,7 +60,7 @@ public:
         const bool core = (a->component_type == FLOAT && !joints) || name[0] == '_' || (normalizable && a->normalized && small_unsigned) ||
                           (joints && small_unsigned);
         if (!core && !r_.quantization)
-            r_.warn(WarningCode::NonStandardFormat, fmt::format("{}: component type {} without KHR_mesh_quantization; read anyway", name, a->component_type));
+            r_.warn(WarningCode::NonStandardFormat, fmt::format("{}: component type {} without KHR_mesh_quantization; read anyway", detail::excerpt(name), a->component_type));
         return a;
     }
 
@@ -184,7 +184,7 @@ bool PrimitiveReader::run(const Json& prim, uint32_t skin_joints) {
             const Accessor* a = r_.accessor(index);
             if (!a || !attribute(name, index, a->components)) return false;
             if (a->components > 4) {
-                r_.warn(WarningCode::DroppedData, fmt::format("{}: attribute {} is {}; custom arrays hold 1 to 4 components", path_, name, a->type));
+                r_.warn(WarningCode::DroppedData, fmt::format("{}: attribute {} is {}; custom arrays hold 1 to 4 components", path_, detail::excerpt(name), a->type));
                 continue;
             }
             CustomArray c{name.substr(1), rigport_type(a->component_type), a->components, {}};
@@ -193,7 +193,7 @@ bool PrimitiveReader::run(const Json& prim, uint32_t skin_joints) {
                 for (uint32_t k = 0; k < a->components; ++k) c.values.push_back(a->raw(v, k));
             mesh_.custom.push_back(std::move(c));
         } else {
-            r_.warn(WarningCode::DroppedData, fmt::format("attribute {} is not one rigport reads; ignored", name));
+            r_.warn(WarningCode::DroppedData, fmt::format("attribute {} is not one rigport reads; ignored", detail::excerpt(name)));
         }
     }
     for (auto& [set, acc] : texcoords) {

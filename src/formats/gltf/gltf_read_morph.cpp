@@ -42,7 +42,7 @@ bool read_targets(Reader& r, uint32_t mesh, uint32_t primitive, const Json& prim
             std::vector<Vec3>* deltas = name == "POSITION" ? &mt.position_deltas : name == "NORMAL" ? &mt.normal_deltas
                                         : name == "TANGENT" ? &mt.tangent_deltas : nullptr;
             if (!deltas) {
-                r.warn(WarningCode::DroppedData, fmt::format("morph target attribute {} is not read (only POSITION, NORMAL, TANGENT)", name));
+                r.warn(WarningCode::DroppedData, fmt::format("morph target attribute {} is not read (only POSITION, NORMAL, TANGENT)", detail::excerpt(name)));
                 continue;
             }
             uint32_t index = 0;

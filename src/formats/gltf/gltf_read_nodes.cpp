@@ -11,7 +11,7 @@ namespace rigport::gltf::read_detail {
 
 namespace {
 
-std::string label(const NodeInfo& n, uint32_t i) { return n.name.empty() ? fmt::format("node {}", i) : fmt::format("node {} '{}'", i, n.name); }
+std::string label(const NodeInfo& n, uint32_t i) { return n.name.empty() ? fmt::format("node {}", i) : fmt::format("node {} '{}'", i, detail::excerpt(n.name)); }
 
 bool read_node(Reader& r, uint32_t i, std::vector<NodeInfo>& nodes) {
     const std::string path = fmt::format("/nodes/{}", i);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/excerpt.hpp"
 #include "core/decompose.hpp"
 #include "formats/gltf/gltf_read_json.hpp"
 #include "rigport/anim.hpp"

@@ -182,7 +182,7 @@ bool build_skeleton(Reader& r, Plan& plan) {
         j.bind = node.trs;
         const Fold& f = fold_of[n];
         if (j.parent < 0 && !f.identity) j.bind = Transform{f.point(node.trs.translate), f.rotation(node.trs.rotate), f.scaled(node.trs.scale)};
-        if (node.sheared) r.warn(WarningCode::BindPoseMismatch, fmt::format("joint '{}': its matrix has shear, which TRS cannot hold; the pose is approximate", j.name));
+        if (node.sheared) r.warn(WarningCode::BindPoseMismatch, fmt::format("joint '{}': its matrix has shear, which TRS cannot hold; the pose is approximate", detail::excerpt(j.name)));
         plan.fold.push_back(j.parent < 0 ? f : Fold{});
         joints.push_back(std::move(j));
     }

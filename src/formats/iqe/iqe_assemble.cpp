@@ -100,7 +100,7 @@ std::optional<Error> Parser::build_meshes() {
                 }
                 mesh.triangles[t][k] = it->second;
                 warn(WarningCode::TriangleOutsideMesh,
-                     fmt::format("mesh '{}': a face uses a vertex of another mesh block; the vertex is copied", om.name));
+                     fmt::format("mesh '{}': a face uses a vertex of another mesh block; the vertex is copied", rigport::detail::excerpt(om.name)));
             }
         if (!om.material.empty()) {
             auto [it, added] = materials.try_emplace(om.material, static_cast<int32_t>(scene.materials.size()));
@@ -119,7 +119,7 @@ std::optional<Error> Parser::build_meshes() {
         if (source.empty()) all = 0;
         auto check = [&](uint16_t bit, const char* cmd) {
             if ((any & bit) && !(all & bit))
-                warn(WarningCode::CountMismatch, fmt::format("mesh '{}': some vertices have no '{}' (attribute arrays of unequal length); defaults used", om.name, cmd));
+                warn(WarningCode::CountMismatch, fmt::format("mesh '{}': some vertices have no '{}' (attribute arrays of unequal length); defaults used", rigport::detail::excerpt(om.name), cmd));
             return (any & bit) != 0;
         };
         auto pick = [&](auto& out, const auto& values, auto missing) {
@@ -171,16 +171,16 @@ std::optional<Error> Parser::build_animations() {
         anim.frame_count = static_cast<uint32_t>(frames.size());
         keys += frames.size() * joints;
         if (keys > options_.max_elements)
-            return error_at(a.line, a.column, fmt::format("animation '{}': {} frames of {} joints exceed the limit of {} poses", anim.name, frames.size(), joints, options_.max_elements),
+            return error_at(a.line, a.column, fmt::format("animation '{}': {} frames of {} joints exceed the limit of {} poses", rigport::detail::excerpt(anim.name), frames.size(), joints, options_.max_elements),
                             ErrorCode::LimitExceeded);
         if (!(anim.frame_rate > 0) || !std::isfinite(float(anim.frame_count) / anim.frame_rate)) {
             anim.frame_rate = 0;
-            warn(WarningCode::ZeroFrameRate, fmt::format("animation '{}': no framerate (keys placed at {} fps)", anim.name, default_frame_rate));
+            warn(WarningCode::ZeroFrameRate, fmt::format("animation '{}': no framerate (keys placed at {} fps)", rigport::detail::excerpt(anim.name), default_frame_rate));
         }
         const float rate = anim.frame_rate > 0 ? anim.frame_rate : default_frame_rate;
         for (auto& f : frames)
             if (f.poses.size() != joints) {
-                warn(WarningCode::CountMismatch, fmt::format("animation '{}': frames whose pose count differs from the {} joints (padded with the bind pose or cut)", anim.name, joints));
+                warn(WarningCode::CountMismatch, fmt::format("animation '{}': frames whose pose count differs from the {} joints (padded with the bind pose or cut)", rigport::detail::excerpt(anim.name), joints));
                 break;
             }
         const auto& skj = doc_.scene.skeleton.joints;

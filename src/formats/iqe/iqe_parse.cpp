@@ -74,7 +74,7 @@ uint32_t Parser::block_mesh(uint64_t offset) {
         m.material = block_material_;
         meshes_.push_back(std::move(m));
     } else if (!meshes_[it->second].ranges.empty() || !meshes_[it->second].triangles.empty()) {
-        warn_at(WarningCode::Tolerated, fmt::format("repeated mesh block '{}' (material '{}'); merged", block_name_, block_material_), offset);
+        warn_at(WarningCode::Tolerated, fmt::format("repeated mesh block '{}' (material '{}'); merged", rigport::detail::excerpt(block_name_), rigport::detail::excerpt(block_material_)), offset);
     }
     block_mesh_ = it->second;
     return it->second;
@@ -377,7 +377,7 @@ std::optional<Error> Parser::joint() {
     if (r != Result::Ok && r != Result::Missing) return bad_number("joint", r);
     const int64_t count = static_cast<int64_t>(joints_.size());
     if (parent >= count)
-        return error_here(fmt::format("joint '{}': parent {} is not an earlier joint ({} joints so far)", n, parent, count));
+        return error_here(fmt::format("joint '{}': parent {} is not an earlier joint ({} joints so far)", rigport::detail::excerpt(n), parent, count));
     if (auto e = limit(joints_.size(), "joints")) return e;
     Joint j;
     j.name = std::string(n);
@@ -401,7 +401,7 @@ std::optional<Error> Parser::vertexarray() {
     if (!attribute && type.size() == 7 && equal_ci(type.substr(0, 6), "custom") && type[6] >= '0' && type[6] <= '9')
         custom = type[6] - '0';
     if (!attribute && custom < 0) {
-        warn(WarningCode::Ignored, fmt::format("vertexarray: unknown type '{}'; ignored", type.substr(0, 40)));
+        warn(WarningCode::Ignored, fmt::format("vertexarray: unknown type '{}'; ignored", rigport::detail::excerpt(type)));
         return std::nullopt;
     }
     (void)type_column;
@@ -410,7 +410,7 @@ std::optional<Error> Parser::vertexarray() {
     auto component = component_by_name(comp);
     if (!component)
         return error_here(fmt::format("vertexarray {}: unknown component type '{}' (byte ubyte short ushort int uint half float double)",
-                                      type, comp.substr(0, 40)));
+                                      type, rigport::detail::excerpt(comp)));
     int64_t size = attribute ? default_size[uint32_t(*attribute)] : 4;
     Result r = cur_.integer(size);
     if (r != Result::Ok && r != Result::Missing) return bad_number("vertexarray", r);
@@ -519,7 +519,7 @@ std::optional<Error> Parser::command(std::string_view cmd) {
         }
         return std::nullopt;
     }
-    warn(WarningCode::UnknownCommand, fmt::format("unknown command '{}'; ignored", cmd.substr(0, 40)));
+    warn(WarningCode::UnknownCommand, fmt::format("unknown command '{}'; ignored", rigport::detail::excerpt(cmd)));
     return std::nullopt;
 }
 

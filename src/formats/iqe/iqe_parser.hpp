@@ -12,6 +12,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/excerpt.hpp"
 #include "formats/iqe/iqe_layout.hpp"
 #include "io/text_cursor.hpp"
 #include "process/smooth_normals.hpp"
@@ -91,8 +92,8 @@ private:
     [[gnu::noinline, gnu::cold]] Error bad_number(std::string_view cmd, Result r) const {
         std::string_view tok = cur_.line_text().substr(cur_.token_column() - 1);
         tok = tok.substr(0, std::min<size_t>(tok.find_first_of(" \t"), 40));
-        if (r == Result::OutOfRange) return error_here(fmt::format("{}: number '{}' is out of range", cmd, tok));
-        return error_here(fmt::format("{}: '{}' is not a number", cmd, tok));
+        if (r == Result::OutOfRange) return error_here(fmt::format("{}: number '{}' is out of range", cmd, rigport::detail::excerpt(tok)));
+        return error_here(fmt::format("{}: '{}' is not a number", cmd, rigport::detail::excerpt(tok)));
     }
     std::optional<Error> limit(uint64_t count, const char* what) const {
         if (count >= options_.max_elements) [[unlikely]]

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/huge_pages.hpp"
+#include "core/excerpt.hpp"
 #include "formats/iqm/iqm_layout.hpp"
 
 namespace rigport::iqm {
@@ -341,13 +342,13 @@ std::optional<Error> SceneBuilder::build_animations() {
         anim.name = f_.string_at(rec.name);
         anim.loop = rec.flags & IQM_LOOP;
         anim.frame_count = rec.num_frames;
-        if (rec.flags & ~IQM_LOOP) scene_.warnings.add(WarningCode::UnknownFlags, fmt::format("animation '{}': unknown flags {:#x}", anim.name, rec.flags), at + 16);
+        if (rec.flags & ~IQM_LOOP) scene_.warnings.add(WarningCode::UnknownFlags, fmt::format("animation '{}': unknown flags {:#x}", detail::excerpt(anim.name), rec.flags), at + 16);
         // A rate so small that the last key time overflows is as unusable as 0.
         if (std::isfinite(rec.framerate) && rec.framerate > 0 && std::isfinite(static_cast<float>(rec.num_frames) / rec.framerate)) {
             anim.frame_rate = rec.framerate;
         } else {
             scene_.warnings.add(WarningCode::ZeroFrameRate,
-                                fmt::format("animation '{}': framerate {} (keys placed at {} fps)", anim.name, rec.framerate, default_frame_rate), at + 12);
+                                fmt::format("animation '{}': framerate {} (keys placed at {} fps)", detail::excerpt(anim.name), rec.framerate, default_frame_rate), at + 12);
         }
         const float rate = anim.frame_rate > 0 ? anim.frame_rate : default_frame_rate;
         std::vector<float> times(rec.num_frames);

@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 
+#include "core/excerpt.hpp"
 #include "formats/iqm/iqm_layout.hpp"
 #include "process/adjacency.hpp"
 #include "rigport/process.hpp"
@@ -47,7 +48,7 @@ constexpr const char* type_names[7] = {"position", "texcoord", "normal", "tangen
 std::string array_name(const IqmFile& f, uint32_t type) {
     if (type < 7) return type_names[type];
     if (type < IQM_CUSTOM) return fmt::format("reserved type {}", type);
-    return fmt::format("custom '{}'", f.string_at(type - IQM_CUSTOM));
+    return fmt::format("custom '{}'", detail::excerpt(f.string_at(type - IQM_CUSTOM)));
 }
 
 void check_header(std::span<const uint8_t> bytes, const IqmFile& f, Report& r) {
@@ -299,16 +300,16 @@ void check_anims(const IqmFile& f, Report& r) {
         const uint64_t at = h.ofs_anims + i * anim_size;
         if (uint64_t(a.first_frame) + a.num_frames > h.num_frames)
             r.add(Severity::Error, "anim.range",
-                  fmt::format("animation '{}': frames [{}, {}) beyond num_frames {}", name, a.first_frame,
+                  fmt::format("animation '{}': frames [{}, {}) beyond num_frames {}", detail::excerpt(name), a.first_frame,
                               uint64_t(a.first_frame) + a.num_frames, h.num_frames), at);
         if (!(a.framerate > 0) || !std::isfinite(a.framerate))
             r.add(Severity::Warning, "anim.framerate",
-                  fmt::format("animation '{}': framerate {} (the compiler writes 0 when none was given)", name, a.framerate), at + 12);
+                  fmt::format("animation '{}': framerate {} (the compiler writes 0 when none was given)", detail::excerpt(name), a.framerate), at + 12);
         if (a.flags & ~IQM_LOOP)
-            r.add(Severity::Warning, "anim.flags", fmt::format("animation '{}': unknown flags {:#x}", name, a.flags & ~IQM_LOOP), at + 16);
+            r.add(Severity::Warning, "anim.flags", fmt::format("animation '{}': unknown flags {:#x}", detail::excerpt(name), a.flags & ~IQM_LOOP), at + 16);
         if (!names.insert(name).second)
-            r.add(Severity::Warning, "anim.duplicate_name", fmt::format("animation name '{}' is used twice", name), at);
-        if (a.num_frames == 1) r.add(Severity::Info, "anim.single_frame", fmt::format("animation '{}' has one frame", name), at);
+            r.add(Severity::Warning, "anim.duplicate_name", fmt::format("animation name '{}' is used twice", detail::excerpt(name)), at);
+        if (a.num_frames == 1) r.add(Severity::Info, "anim.single_frame", fmt::format("animation '{}' has one frame", detail::excerpt(name)), at);
     }
 }
 
@@ -415,7 +416,7 @@ void check_comment_and_extensions(const IqmFile& f, Report& r) {
     for (auto& e : f.extensions) {
         const std::string name = f.string_at(e.name);
         if (name.rfind("FTE_", 0) == 0)
-            r.add(Severity::Info, "extension.fte", fmt::format("FTEQW extension {} ({} bytes), kept byte for byte", name, e.num_data),
+            r.add(Severity::Info, "extension.fte", fmt::format("FTEQW extension {} ({} bytes), kept byte for byte", detail::excerpt(name), e.num_data),
                   e.record_offset);
     }
 }

@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/excerpt.hpp"
 #include "core/guarded.hpp"
 #include "io/byte_cursor.hpp"
 #include "rigport/jpk.hpp"
@@ -57,10 +58,10 @@ static Expected<JpkPack> parse_jpk_unguarded(std::span<const uint8_t> bytes, uin
         if (e.name.empty()) return malformed(e.fat_offset + 8, fmt::format("entry {}: empty name", i));
         if (!io::range_fits(e.offset, 1, e.length, bytes.size()))
             return malformed(e.fat_offset, fmt::format("entry {} '{}': offset {} + length {} runs past the end of the {}-byte file", i,
-                                                       e.name, e.offset, e.length, bytes.size()));
+                                                       detail::excerpt(e.name, 80), e.offset, e.length, bytes.size()));
         if (e.length > 0 && e.offset < pack.fat_end)
             return malformed(e.fat_offset, fmt::format("entry {} '{}': offset {} points into the header or FAT (which ends at {})", i,
-                                                       e.name, e.offset, pack.fat_end));
+                                                       detail::excerpt(e.name, 80), e.offset, pack.fat_end));
         pack.data_end = std::max(pack.data_end, e.offset + e.length);
         pack.entries.push_back(std::move(e));
     }
@@ -70,7 +71,7 @@ static Expected<JpkPack> parse_jpk_unguarded(std::span<const uint8_t> bytes, uin
         auto [it, added] = last.try_emplace(pack.entries[i].name, i);
         if (!added) {
             pack.entries[it->second].overridden = true;
-            pack.warnings.add(WarningCode::ArchiveLayout, fmt::format("duplicate name '{}': the later entry wins, as in VDrift", pack.entries[i].name),
+            pack.warnings.add(WarningCode::ArchiveLayout, fmt::format("duplicate name '{}': the later entry wins, as in VDrift", detail::excerpt(pack.entries[i].name, 80)),
                               pack.entries[i].fat_offset);
             it->second = i;
         }
@@ -87,7 +88,7 @@ static Expected<JpkPack> parse_jpk_unguarded(std::span<const uint8_t> bytes, uin
     for (size_t i = 1; i < by_offset.size(); ++i)
         if (by_offset[i]->offset < by_offset[i - 1]->offset + by_offset[i - 1]->length)
             pack.warnings.add(WarningCode::ArchiveLayout,
-                              fmt::format("members '{}' and '{}' overlap", by_offset[i - 1]->name, by_offset[i]->name),
+                              fmt::format("members '{}' and '{}' overlap", detail::excerpt(by_offset[i - 1]->name, 80), detail::excerpt(by_offset[i]->name, 80)),
                               by_offset[i]->fat_offset);
     pack.trailing_bytes = bytes.size() - pack.data_end;
     if (pack.trailing_bytes)

@@ -7,6 +7,7 @@
 #include <set>
 #include <system_error>
 
+#include "core/excerpt.hpp"
 #include "core/guarded.hpp"
 #include "rigport/io.hpp"
 #include "rigport/jpk.hpp"
@@ -52,7 +53,7 @@ Status check_extract_targets(const JpkPack& pack, const fs::path& root) {
         for (size_t slash = e.name.find('/'); slash != std::string::npos; slash = e.name.find('/', slash + 1))
             if (files.count(e.name.substr(0, slash)))
                 return file_error(ErrorCode::Unsupported,
-                                  fmt::format("member '{}' is also the folder of member '{}'; nothing extracted", e.name.substr(0, slash), e.name),
+                                  fmt::format("member '{}' is also the folder of member '{}'; nothing extracted", detail::excerpt(e.name.substr(0, slash), 80), detail::excerpt(e.name, 80)),
                                   root.string());
         const fs::path target = root / fs::path(e.name);
         fs::path folder = root;
@@ -64,21 +65,21 @@ Status check_extract_targets(const JpkPack& pack, const fs::path& root) {
             const fs::path resolved = fs::canonical(folder, ec);
             if (ec || !inside(root, resolved))
                 return file_error(ErrorCode::Unsupported,
-                                  fmt::format("member '{}' would be written outside {} (through {}); nothing extracted", e.name,
+                                  fmt::format("member '{}' would be written outside {} (through {}); nothing extracted", detail::excerpt(e.name, 80),
                                               root.string(), folder.string()),
                                   target.string());
             if (!fs::is_directory(resolved, ec))
-                return file_error(ErrorCode::WriteFailed, fmt::format("member '{}': {} is not a folder; nothing extracted", e.name, folder.string()),
+                return file_error(ErrorCode::WriteFailed, fmt::format("member '{}': {} is not a folder; nothing extracted", detail::excerpt(e.name, 80), folder.string()),
                                   target.string());
             checked.insert(folder);
         }
         const fs::file_status st = fs::symlink_status(target, ec);
         if (fs::is_symlink(st))
             return file_error(ErrorCode::Unsupported,
-                              fmt::format("member '{}': the target is a symbolic link; not followed, nothing extracted", e.name),
+                              fmt::format("member '{}': the target is a symbolic link; not followed, nothing extracted", detail::excerpt(e.name, 80)),
                               target.string());
         if (fs::exists(st) && !fs::is_regular_file(st))
-            return file_error(ErrorCode::WriteFailed, fmt::format("member '{}': the target is not a regular file; nothing extracted", e.name),
+            return file_error(ErrorCode::WriteFailed, fmt::format("member '{}': the target is not a regular file; nothing extracted", detail::excerpt(e.name, 80)),
                               target.string());
     }
     return Ok{};
@@ -95,7 +96,7 @@ static Expected<std::vector<std::string>> extract_jpk_unguarded(std::span<const 
         if (!jpk_name_is_safe(e.name))
             return make_error(ErrorCode::Unsupported,
                               fmt::format("member '{}': not a safe relative name ('..', absolute or drive paths, backslashes); "
-                                          "nothing extracted", e.name),
+                                          "nothing extracted", detail::excerpt(e.name, 80)),
                               e.fat_offset + 8);
     std::error_code ec;
     fs::path root = fs::weakly_canonical(fs::absolute(dir, ec), ec);
@@ -128,12 +129,12 @@ static Expected<std::vector<std::string>> extract_jpk_unguarded(std::span<const 
             // Checked again after creating it, in case the folder changed since check_extract_targets.
             const fs::path parent = fs::canonical(target.parent_path(), ec);
             if (ec || !inside(root, parent))
-                return file_error(ErrorCode::Unsupported, fmt::format("member '{}' would be written outside {}", e.name, root.string()),
+                return file_error(ErrorCode::Unsupported, fmt::format("member '{}' would be written outside {}", detail::excerpt(e.name, 80), root.string()),
                                   target.string());
             made.insert(target.parent_path());
         }
         if (fs::is_symlink(target, ec))
-            return file_error(ErrorCode::Unsupported, fmt::format("member '{}': the target is a symbolic link; not followed", e.name),
+            return file_error(ErrorCode::Unsupported, fmt::format("member '{}': the target is a symbolic link; not followed", detail::excerpt(e.name, 80)),
                               target.string());
         if (auto st = group.stage(target.string(), jpk_member_bytes(pack_bytes, e), options); !st) return st.error();
         written.push_back(e.name);

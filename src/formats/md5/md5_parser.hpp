@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/excerpt.hpp"
 #include "formats/md5/md5_layout.hpp"
 #include "formats/md5/md5_lexer.hpp"
 #include "io/text_cursor.hpp"
@@ -61,8 +62,8 @@ private:
     }
     static std::string describe(const Token& t) {
         switch (t.kind) {
-            case Kind::Word: return fmt::format("'{}'", t.text.substr(0, 40));
-            case Kind::String: return fmt::format("\"{}\"", t.text.substr(0, 40));
+            case Kind::Word: return fmt::format("'{}'", rigport::detail::excerpt(t.text));
+            case Kind::String: return fmt::format("\"{}\"", rigport::detail::excerpt(t.text));
             case Kind::OpenBrace: return "'{'";
             case Kind::CloseBrace: return "'}'";
             case Kind::OpenParen: return "'('";

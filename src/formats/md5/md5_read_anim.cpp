@@ -21,7 +21,7 @@ std::optional<Error> Parser::hierarchy_block() {
         HierarchyJoint j;
         j.name.assign(t.text);
         j.at = t;
-        const std::string context = fmt::format("hierarchy joint {} \"{}\"", hierarchy_.size(), j.name.substr(0, 40));
+        const std::string context = fmt::format("hierarchy joint {} \"{}\"", hierarchy_.size(), rigport::detail::excerpt(j.name));
         int64_t parent = 0, flags = 0, start = 0;
         if (auto e = integer(context, parent)) return e;
         if (parent < -1 || parent >= int64_t(hierarchy_.size()))
@@ -126,7 +126,7 @@ std::optional<Error> Parser::finish_anim(const Token& end) {
         const HierarchyJoint& h = hierarchy_[j];
         const uint64_t stop = uint64_t(h.start) + uint64_t(std::popcount(h.flags));
         if (stop > *num_components_)
-            return error_at(h.at, fmt::format("hierarchy joint {} \"{}\": components {}..{} beyond numAnimatedComponents {}", j, h.name.substr(0, 40), h.start,
+            return error_at(h.at, fmt::format("hierarchy joint {} \"{}\": components {}..{} beyond numAnimatedComponents {}", j, rigport::detail::excerpt(h.name), h.start,
                                               stop - 1, *num_components_));
     }
     if (frame_seen_.empty()) frame_seen_.assign(size_t(*num_frames_), 0);

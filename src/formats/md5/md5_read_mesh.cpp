@@ -34,7 +34,7 @@ std::optional<Error> Parser::joints_block() {
             return error_at(t, fmt::format("more than {} joints (LoadOptions::max_elements)", options_.max_elements), ErrorCode::LimitExceeded);
         MeshJoint j;
         j.name.assign(t.text);
-        const std::string context = fmt::format("joint {} \"{}\"", joints_.size(), j.name.substr(0, 40));
+        const std::string context = fmt::format("joint {} \"{}\"", joints_.size(), rigport::detail::excerpt(j.name));
         int64_t parent = 0;
         if (auto e = integer(context, parent)) return e;
         // Parents come first (idTech 4 builds joint matrices in file order).
@@ -178,7 +178,7 @@ std::optional<Error> Parser::finish_mesh(const Token& end) {
             r = quatd::unit(quatd::mul(inv, r));
             depth[i] = depth[size_t(j.parent)] + 1;
             if (depth[i] > options_.max_depth)
-                return error_at(end, fmt::format("joint {} \"{}\" is {} parents deep, more than {} (LoadOptions::max_depth)", i, j.name.substr(0, 40), depth[i],
+                return error_at(end, fmt::format("joint {} \"{}\" is {} parents deep, more than {} (LoadOptions::max_depth)", i, rigport::detail::excerpt(j.name), depth[i],
                                                  options_.max_depth), ErrorCode::LimitExceeded);
         } else {
             ++roots;

@@ -7,6 +7,7 @@
 
 #include <fast_float/fast_float.h>
 
+#include "core/excerpt.hpp"
 #include "formats/obj/obj_parser.hpp"
 
 namespace rigport::obj {
@@ -15,7 +16,7 @@ namespace detail {
 
 namespace {
 
-std::string_view shorten(std::string_view s) { return s.substr(0, 40); }
+std::string shorten(std::string_view s) { return rigport::detail::excerpt(s); }
 
 bool is_comment(std::string_view word) { return !word.empty() && word[0] == '#'; }
 

@@ -5,6 +5,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "core/excerpt.hpp"
 #include "formats/obj/obj_parser.hpp"
 
 namespace rigport::obj::detail {
@@ -40,7 +41,7 @@ void Parser::read_mtl(const std::string& uri, std::span<const uint8_t> bytes) {
     io::TextCursor cur(text);
     Material* m = nullptr;
     auto warn_at = [&](WarningCode code, std::string message) {
-        scene_.warnings.add(code, fmt::format("{}: {}", uri.substr(0, 60), message), cur.line_offset());
+        scene_.warnings.add(code, fmt::format("{}: {}", rigport::detail::excerpt(uri, 60), message), cur.line_offset());
     };
     auto rest = [&]() {
         cur.at_line_end();
@@ -66,7 +67,7 @@ void Parser::read_mtl(const std::string& uri, std::span<const uint8_t> bytes) {
             continue;
         }
         if (!m) {
-            warn_at(WarningCode::Ignored, fmt::format("'{}' before any newmtl ignored", k.substr(0, 40)));
+            warn_at(WarningCode::Ignored, fmt::format("'{}' before any newmtl ignored", rigport::detail::excerpt(k)));
             continue;
         }
         if (k == "Ka" || k == "Kd" || k == "Ks" || k == "Ke") {
@@ -139,7 +140,7 @@ void Parser::read_mtl(const std::string& uri, std::span<const uint8_t> bytes) {
                    k == "aniso" || k == "anisor") {
             warn_at(WarningCode::Ignored, fmt::format("'{}' ignored (no place in rigport's material)", k));
         } else {
-            warn_at(WarningCode::UnknownCommand, fmt::format("unknown keyword '{}' ignored", k.substr(0, 40)));
+            warn_at(WarningCode::UnknownCommand, fmt::format("unknown keyword '{}' ignored", rigport::detail::excerpt(k)));
         }
     }
 }

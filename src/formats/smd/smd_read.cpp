@@ -4,6 +4,7 @@
 // parents + one frame-based animation) or a .vta (one mesh of the base vertices + morph targets).
 #include <algorithm>
 
+#include "core/excerpt.hpp"
 #include "core/quatd.hpp"
 #include "formats/smd/smd_parser.hpp"
 
@@ -16,8 +17,6 @@ namespace {
 bool is_comment(std::string_view word) {
     return !word.empty() && (word[0] == '#' || word[0] == ';' || word.substr(0, 2) == "//");
 }
-
-std::string_view shorten(std::string_view s) { return s.substr(0, 40); }
 
 Transform pose_of(const BonePose& b) {
     Transform t;
@@ -44,8 +43,8 @@ std::optional<Error> Parser::number(std::string_view what, double& out) {
     const std::string_view token = cur_.line_text().substr(cur_.token_column() - 1, cur_.column() - cur_.token_column());
     if (r == Result::Missing) return error_here(fmt::format("{}: missing (the line ends)", what));
     if (r == Result::OutOfRange || (r == Result::Ok && std::fabs(out) > FLT_MAX))
-        return error_here(fmt::format("{}: number '{}' is out of range", what, shorten(token)));
-    if (r != Result::Ok) return error_here(fmt::format("{}: '{}' is not a number", what, shorten(token)));
+        return error_here(fmt::format("{}: number '{}' is out of range", what, rigport::detail::excerpt(token)));
+    if (r != Result::Ok) return error_here(fmt::format("{}: '{}' is not a number", what, rigport::detail::excerpt(token)));
     return std::nullopt;
 }
 
@@ -53,8 +52,8 @@ std::optional<Error> Parser::integer(std::string_view what, int64_t& out) {
     const Result r = cur_.integer(out);
     const std::string_view token = cur_.line_text().substr(cur_.token_column() - 1, cur_.column() - cur_.token_column());
     if (r == Result::Missing) return error_here(fmt::format("{}: missing (the line ends)", what));
-    if (r == Result::OutOfRange) return error_here(fmt::format("{}: integer '{}' is out of range", what, shorten(token)));
-    if (r != Result::Ok) return error_here(fmt::format("{}: '{}' is not an integer", what, shorten(token)));
+    if (r == Result::OutOfRange) return error_here(fmt::format("{}: integer '{}' is out of range", what, rigport::detail::excerpt(token)));
+    if (r != Result::Ok) return error_here(fmt::format("{}: '{}' is not an integer", what, rigport::detail::excerpt(token)));
     return std::nullopt;
 }
 
@@ -86,13 +85,13 @@ std::optional<Error> Parser::nodes_section() {
         n.line = cur_.line();
         n.column = cur_.token_column();
         if (io::TextCursor::parse_integer(first_word_, n.id) != Result::Ok)
-            return error_here(fmt::format("node: expected an id, found '{}'", shorten(first_word_)));
+            return error_here(fmt::format("node: expected an id, found '{}'", rigport::detail::excerpt(first_word_)));
         std::string_view name;
         const Result r = cur_.name(name);
         if (r == Result::Missing) return error_here(fmt::format("node {}: the name is missing", n.id));
         if (r != Result::Ok) return error_here(fmt::format("node {}: the name has no closing quote", n.id));
         n.name.assign(name);
-        if (auto e = integer(fmt::format("node {} \"{}\": parent", n.id, shorten(name)), n.parent)) return e;
+        if (auto e = integer(fmt::format("node {} \"{}\": parent", n.id, rigport::detail::excerpt(name)), n.parent)) return e;
         rest_of_line("node");
         nodes_.push_back(std::move(n));
     }
@@ -185,7 +184,7 @@ std::optional<Error> Parser::skeleton_section(bool vertexanimation) {
         BonePose b;
         int64_t id = 0;
         if (io::TextCursor::parse_integer(first_word_, id) != Result::Ok)
-            return error_here(fmt::format("skeleton: expected a node id or 'time', found '{}'", shorten(first_word_)));
+            return error_here(fmt::format("skeleton: expected a node id or 'time', found '{}'", rigport::detail::excerpt(first_word_)));
         if (id < 0 || uint64_t(id) >= nodes_.size())
             return error_here(fmt::format("skeleton: node id {} is out of range: {} nodes", id, nodes_.size()));
         b.bone = uint32_t(id);
@@ -283,7 +282,7 @@ Expected<Scene> Parser::run() {
     while (next_line()) {
         const std::string_view k = first_word_;
         if (!have_version) {
-            if (k != "version") return error_here(fmt::format("not an SMD file: expected 'version 1' first, found '{}'", shorten(k)));
+            if (k != "version") return error_here(fmt::format("not an SMD file: expected 'version 1' first, found '{}'", rigport::detail::excerpt(k)));
             int64_t v = 0;
             if (auto e = integer("version", v)) return *e;
             if (v != version) return error_here(fmt::format("version {}: only version {} (GoldSrc and Source studiomdl) is read", v, version), ErrorCode::Unsupported);
@@ -312,7 +311,7 @@ Expected<Scene> Parser::run() {
             if (!(e = once(have_flex_))) e = skeleton_section(true);
         } else {
             // The reference compiler passes over lines it does not know; so does rigport, saying so.
-            warn(WarningCode::UnknownCommand, fmt::format("unknown line '{}' ignored", shorten(k)));
+            warn(WarningCode::UnknownCommand, fmt::format("unknown line '{}' ignored", rigport::detail::excerpt(k)));
         }
         if (e) return *e;
     }

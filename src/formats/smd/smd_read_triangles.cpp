@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/excerpt.hpp"
 #include "formats/smd/smd_parser.hpp"
 
 namespace rigport::smd::detail {
@@ -70,7 +71,7 @@ std::optional<Error> Parser::vertex_line(uint32_t mesh_slot, uint32_t& vertex) {
     if (auto e = limit(corners_++, "triangle corners")) return e;
     int64_t parent = 0;
     if (io::TextCursor::parse_integer(first_word_, parent) != Result::Ok)
-        return error_here(fmt::format("vertex: expected the parent bone's id, found '{}'", first_word_.substr(0, 40)));
+        return error_here(fmt::format("vertex: expected the parent bone's id, found '{}'", rigport::detail::excerpt(first_word_)));
     if (parent < 0 || uint64_t(parent) >= nodes_.size()) return error_here(fmt::format("vertex: parent bone {} is out of range: {} nodes", parent, nodes_.size()));
     double v[8];
     static constexpr const char* fields[8] = {"position x", "position y", "position z", "normal x", "normal y", "normal z", "u", "v"};
@@ -89,7 +90,7 @@ std::optional<Error> Parser::vertex_line(uint32_t mesh_slot, uint32_t& vertex) {
         source_lines_ = true;
         int64_t links = 0;
         const Result r = io::TextCursor::parse_integer(count_token, links);
-        if (r != Result::Ok) return error_here(fmt::format("vertex: expected the link count, found '{}'", count_token.substr(0, 40)));
+        if (r != Result::Ok) return error_here(fmt::format("vertex: expected the link count, found '{}'", rigport::detail::excerpt(count_token)));
         if (links < 0 || uint64_t(links) > nodes_.size() * 4 + 4)
             return error_here(fmt::format("vertex: link count {} is out of range ({} nodes)", links, nodes_.size()));
         for (int64_t l = 0; l < links; ++l) {
@@ -144,7 +145,7 @@ std::optional<Error> Parser::vertex_line(uint32_t mesh_slot, uint32_t& vertex) {
 std::optional<Error> Parser::flex_line(std::vector<FlexVertex>& out) {
     int64_t index = 0;
     if (io::TextCursor::parse_integer(first_word_, index) != Result::Ok)
-        return error_here(fmt::format("vertexanimation: expected a vertex index or 'time', found '{}'", first_word_.substr(0, 40)));
+        return error_here(fmt::format("vertexanimation: expected a vertex index or 'time', found '{}'", rigport::detail::excerpt(first_word_)));
     if (index < 0 || uint64_t(index) >= options_.max_elements)
         return error_here(fmt::format("vertexanimation: vertex index {} is out of range", index));
     FlexVertex f;
