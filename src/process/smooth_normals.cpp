@@ -199,8 +199,56 @@ struct PositionBuckets {
     std::span<const uint32_t> operator[](size_t b) const { return {corners.data() + begin[b], begin[b + 1] - begin[b]}; }
 };
 
+// The keyed case for a large bucket: the same sets as the representatives' scan below, found by
+// hashing instead of trying every representative (a vertex shared by faces of n groups made
+// that scan n x n). A corner unites with every earlier representative it can smooth with and
+// becomes one when there is none; for keyed corners that is: the group matches, and the vs
+// indices match or either corner has none. So a group whose first corner has no vs keeps it
+// as its only representative; otherwise its representatives have distinct vs indices, each
+// corner with a vs joins the one of its index, and one without joins them all (once: those
+// already joined are one set).
+void unite_keyed_hashed(const Corners& corners, std::span<const uint32_t> bucket, UnionFind& sets) {
+    struct Reps {
+        std::vector<uint32_t> corners;  // in order of becoming representatives
+        size_t joined = 1;              // corners[0 .. joined) are one set
+        bool without_vs = false;        // the first has no vs: it is the only one
+    };
+    std::unordered_map<int32_t, Reps> by_group;
+    std::unordered_map<uint64_t, uint32_t> by_vs;  // (group, vs) -> representative
+    for (uint32_t c : bucket) {
+        const int32_t group = corners.st(c).group;
+        const int32_t* vs = corners.vs(c);
+        auto [it, fresh] = by_group.try_emplace(group);
+        Reps& r = it->second;
+        if (fresh) {
+            r.corners.push_back(c);
+            r.without_vs = !vs;
+            if (vs) by_vs.emplace(uint64_t(uint32_t(group)) << 32 | uint32_t(*vs), c);
+            continue;
+        }
+        if (r.without_vs) {
+            sets.unite(r.corners[0], c);
+        } else if (!vs) {
+            sets.unite(r.corners[0], c);
+            for (size_t k = r.joined; k < r.corners.size(); ++k) sets.unite(r.corners[k], c);
+            r.joined = r.corners.size();
+        } else if (auto [at, added] = by_vs.try_emplace(uint64_t(uint32_t(group)) << 32 | uint32_t(*vs), c); !added) {
+            sets.unite(at->second, c);
+        } else {
+            r.corners.push_back(c);
+        }
+    }
+}
+
+// Corners at one position compared pair by pair when an angle, smoothuv or fs flags decide
+// (the pairs are n^2 / 2: at most 512 per corner up to this), and the reach of each corner's
+// comparisons beyond it.
+constexpr size_t max_pairwise_bucket = 1024;
+constexpr size_t window = 64;
+
 void unite_bucket(const Corners& corners, std::span<const uint32_t> bucket, UnionFind& sets) {
     bool keyed = std::all_of(bucket.begin(), bucket.end(), [&](uint32_t c) { return corners.keyed_only(c); });
+    if (keyed && bucket.size() > 64) return unite_keyed_hashed(corners, bucket, sets);
     if (keyed) {
         // Linear in the bucket for the usual case (a vertex shared by many faces, default state):
         // one representative per distinct (group, vs).
@@ -214,6 +262,16 @@ void unite_bucket(const Corners& corners, std::span<const uint32_t> bucket, Unio
                 }
             if (!joined) reps.push_back(c);
         }
+        return;
+    }
+    if (bucket.size() > max_pairwise_bucket) {
+        // A position shared by more corners than that (a fan of a polygon of many corners under
+        // OBJ's `s off`: 900,000 corners took over a minute): each corner is compared with the
+        // `window` corners before it, which in a fan are its neighbouring faces (docs/obj.md
+        // "Normals"). Linear in the bucket; below the cap every pair is compared as before.
+        for (size_t j = 1; j < bucket.size(); ++j)
+            for (size_t i = j > window ? j - window : 0; i < j; ++i)
+                if (sets.find(bucket[i]) != sets.find(bucket[j]) && corners.can_smooth(bucket[i], bucket[j])) sets.unite(bucket[i], bucket[j]);
         return;
     }
     for (size_t i = 0; i < bucket.size(); ++i)

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "rigport/anim.hpp"
@@ -213,6 +214,43 @@ TEST(FbxCurves, CubicKeysBetweenKeysFollowTheirTangents) {
             const auto pose = sample_pose(s->skeleton, s->animations[0], float(t));
             EXPECT_NEAR(pose[j].translate[0], v, 1e-5) << cases[j].name << " at " << t << " s";
         }
+}
+
+// Each joint is sampled at the keys of the curves that move it or its ancestors, and the take's
+// start and stop (docs/fbx.md §2.6 "Sampling"): Arm (keys at 0, 1, 2 s), its child Hand (its own
+// key at 0.25 s, and Arm's), Leg (keys at 0 and 0.5 s; the take stops at 2 s) and Still (no curve:
+// no track). Values at the keys are the curves'; Leg holds its last value after 0.5 s.
+TEST(FbxCurves, JointsAreSampledAtTheKeysThatMoveThem) {
+    const std::vector<float> zeros(12, 0.0f);
+    const std::string objects =
+        model(100, "Arm", "LimbNode", "") + model(200, "Hand", "LimbNode", vec("Lcl Translation", 1, 0, 0)) + model(300, "Leg", "LimbNode", "") +
+        model(400, "Still", "LimbNode", vec("Lcl Translation", 0, 0, 3)) + node(101, "T") + curve(102, {{0, 0}, {1, 1}, {2, 4}}, {4, 4, 4}, zeros) +
+        node(201, "R") + curve(202, {{0, 0}, {0.25, 90}}, {4, 4}, zeros) + node(301, "T") + curve(302, {{0, 5}, {0.5, 6}}, {4, 4}, zeros) +
+        "\tAnimationStack: 10, \"AnimStack::Walk\", \"\" {\n\t}\n\tAnimationLayer: 11, \"AnimLayer::Base\", \"\" {\n\t}\n";
+    const std::string connections = link(100, 0) + link(200, 100) + link(300, 0) + link(400, 0) + link(11, 10) + link(101, 11) +
+                                    link(101, 100, "Lcl Translation") + link(102, 101, "d|X") + link(201, 11) + link(201, 200, "Lcl Rotation") +
+                                    link(202, 201, "d|Z") + link(301, 11) + link(301, 300, "Lcl Translation") + link(302, 301, "d|Y");
+    auto s = load_text(fbx_scene(objects, connections));
+    ASSERT_TRUE(s) << s.error().to_string();
+    ASSERT_EQ(s->animations.size(), 1u);
+    ASSERT_EQ(s->skeleton.joints.size(), 4u);
+    std::map<std::string, std::vector<float>> times;
+    for (const JointTrack& t : s->animations[0].tracks) {
+        const std::string& name = s->skeleton.joints[t.joint].name;
+        if (times.count(name)) {
+            EXPECT_EQ(times[name], t.times) << name << ": its channels share their times";
+        }
+        times[name] = t.times;
+    }
+    EXPECT_EQ(times["Arm"], (std::vector<float>{0, 1, 2}));
+    EXPECT_EQ(times["Hand"], (std::vector<float>{0, 0.25f, 1, 2}));
+    EXPECT_EQ(times["Leg"], (std::vector<float>{0, 0.5f, 2}));
+    EXPECT_EQ(times.count("Still"), 0u);
+    const auto at = [&](float t) { return sample_pose(s->skeleton, s->animations[0], t); };
+    EXPECT_NEAR(at(2)[0].translate[0], 4.0, 1e-6);
+    EXPECT_NEAR(at(0.25f)[1].rotate[2], std::sin(M_PI / 4), 1e-6);
+    EXPECT_NEAR(at(1)[2].translate[1], 6.0, 1e-6);
+    EXPECT_NEAR(at(1)[3].translate[2], 3.0, 1e-6);
 }
 
 namespace {

@@ -76,20 +76,19 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
             ++empty_stacks;
             continue;
         }
-        // Times stay the file's own (as Blender's and ufbx's readers keep them), from 0: the
-        // samples are every key from the take's start (LocalStart / LocalTime, at least 0) on,
-        // keys after the take's stop included (Blender 2.79's 6.1 files stop a frame early),
-        // and the take's start and stop themselves.
+        // Times stay the file's own (as Blender's and ufbx's readers keep them), from 0: a
+        // joint's samples are the keys that move it from the take's start (LocalStart /
+        // LocalTime, at least 0) on, keys after the take's stop included (Blender 2.79's 6.1
+        // files stop a frame early), and the take's start and stop themselves.
         std::sort(times.begin(), times.end());
         times.erase(std::unique(times.begin(), times.end()), times.end());
         const int64_t start = std::max<int64_t>(0, take.start.value_or(times.front()));
         const int64_t stop = std::max(take.stop.value_or(times.back()), times.back());
-        std::vector<int64_t> samples = {start};
-        for (int64_t t : times)
-            if (t > start && t < stop) samples.push_back(t);
-        if (stop > start) samples.push_back(stop);
-        if (take.stop && *take.stop > start && *take.stop < stop) samples.push_back(*take.stop);
-        // LoadOptions::resample_curves: also every 1/resample_rate s (on ticks, so times stay exact).
+        // The take's frame: its start and stop (and the file's stop within them), and with
+        // LoadOptions::resample_curves every 1/resample_rate s (on ticks, so times stay exact).
+        std::vector<int64_t> frame = {start};
+        if (stop > start) frame.push_back(stop);
+        if (take.stop && *take.stop > start && *take.stop < stop) frame.push_back(*take.stop);
         if (options.resample_curves) {
             const double rate_hz = options.resample_rate;
             if (!(rate_hz > 0) || !std::isfinite(rate_hz)) {
@@ -98,52 +97,117 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
             }
             const double step = ticks_per_second / rate_hz;
             const double count = std::floor(double(stop - start) / step);
-            if (count * double(std::max<size_t>(scene.skeleton.joints.size(), 1)) > double(options.max_elements)) {
+            if (count > double(options.max_elements)) {
                 error = make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': {} resampled keys is more than {} (LoadOptions::max_elements)",
                                                                          detail::excerpt(take.name), count, options.max_elements));
                 return false;
             }
-            for (double k = 1; k <= count; ++k) samples.push_back(start + int64_t(std::llround(k * step)));
+            for (double k = 1; k <= count; ++k) frame.push_back(start + int64_t(std::llround(k * step)));
         }
-        std::sort(samples.begin(), samples.end());
-        samples.erase(std::unique(samples.begin(), samples.end()), samples.end());
-        while (!samples.empty() && samples.back() > stop) samples.pop_back();
+        std::sort(frame.begin(), frame.end());
+        frame.erase(std::unique(frame.begin(), frame.end()), frame.end());
+        while (frame.size() > 1 && frame.back() > stop) frame.pop_back();
+        // The frame plus the key times within (start, stop) of `keys`, sorted, each once.
+        auto samples_with = [&](const std::vector<int64_t>& base, std::vector<int64_t> keys) {
+            std::erase_if(keys, [&](int64_t t) { return !(t > start && t < stop); });
+            keys.insert(keys.end(), base.begin(), base.end());
+            std::sort(keys.begin(), keys.end());
+            keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+            return keys;
+        };
+
+        // Each joint is placed at the key times of the curves that move it or its ancestors
+        // (its samples), and its ancestors at those times too; a joint that nothing in its chain
+        // moves is placed once (docs/fbx.md §2.6 "Sampling"). The work is the placements made:
+        // counted against LoadOptions::max_elements before any is made.
         const size_t joints = scene.skeleton.joints.size();
-        if (uint64_t(samples.size()) * std::max<size_t>(joints, 1) > options.max_elements) {
-            error = make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': {} key times x {} joints is more than {} (LoadOptions::max_elements)",
-                                                                     detail::excerpt(take.name), samples.size(), joints, options.max_elements));
-            return false;
+        std::vector<bool> moving(joints);
+        std::vector<std::vector<int64_t>> samples(joints), needed(joints);
+        std::vector<std::vector<uint32_t>> moving_children(joints);
+        uint64_t work = 0;
+        auto over_budget = [&](uint64_t more) {
+            work += more;
+            if (work <= options.max_elements) return false;
+            error = make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': placing {} joints at the key times that move them takes more than {} "
+                                                                     "poses (LoadOptions::max_elements)", detail::excerpt(take.name), joints, options.max_elements));
+            return true;
+        };
+        std::vector<int64_t> key_times;
+        for (size_t j = 0; j < joints; ++j) {  // parent-first
+            const int32_t p = scene.skeleton.joints[j].parent;
+            key_times.clear();
+            model_key_times(take, g.joint_model[j], key_times);
+            moving[j] = !key_times.empty() || (p >= 0 && moving[size_t(p)]);
+            if (!moving[j]) {
+                if (over_budget(1)) return false;
+                continue;
+            }
+            samples[j] = samples_with(p >= 0 && moving[size_t(p)] ? samples[size_t(p)] : frame, key_times);
+            if (over_budget(samples[j].size())) return false;
+            if (p >= 0 && moving[size_t(p)]) moving_children[size_t(p)].push_back(uint32_t(j));
+        }
+        // A moving joint is placed at its own samples and at its moving descendants' (a superset
+        // of its parent's samples: each child's times lie in its parent's).
+        for (size_t j = joints; j-- > 0;) {
+            if (!moving[j]) continue;
+            if (moving_children[j].empty()) {
+                needed[j] = samples[j];
+                continue;
+            }
+            std::vector<int64_t> all = samples[j];
+            for (uint32_t c : moving_children[j]) all.insert(all.end(), needed[c].begin(), needed[c].end());
+            std::sort(all.begin(), all.end());
+            all.erase(std::unique(all.begin(), all.end()), all.end());
+            if (over_budget(all.size() - samples[j].size())) return false;
+            needed[j] = std::move(all);
         }
 
-        // Every joint's local pose at every sample, through the transform rule.
-        std::vector<std::vector<Transform>> poses(joints, std::vector<Transform>(samples.size()));
-        std::vector<bool> animated(g.models.size());
-        for (uint32_t m = 0; m < g.models.size(); ++m) animated[m] = animates_model(take, m);
-        // Only joints are placed: a joint's ancestors are joints, and other models move nothing
-        // here (this keeps the work at key times x joints, which max_elements bounds).
-        std::vector<uint32_t> joint_order;
-        for (uint32_t m : g.order)
-            if (g.joint_of[m] >= 0) joint_order.push_back(m);
-        std::vector<Placement> placed(g.models.size());
-        std::vector<Mat4> world(g.models.size());
-        for (size_t i = 0; i < samples.size(); ++i) {
-            for (uint32_t m : joint_order) {
-                const Placement* parent = g.parent[m] == none ? nullptr : &placed[g.parent[m]];
-                if (animated[m]) {
-                    const NodeTransform t = animated_transform(take, m, g.transforms[m], samples[i]);
-                    placed[m] = place(t, local_matrix(t), parent);
-                } else {
-                    placed[m] = place(g.transforms[m], g.local[m], parent);
-                }
-                world[m] = placed[m].world;
-            }
-            for (size_t j = 0; j < joints; ++j) {
-                const uint32_t m = g.joint_model[j];
-                const int32_t parent = scene.skeleton.joints[j].parent;
-                const Mat4 rel = parent >= 0 ? multiply(inverse_affine(world[g.joint_model[size_t(parent)]]), world[m]) : world[m];
+        // Parent-first: a still joint's one place, a moving joint's place at each needed time
+        // (kept until its last moving child is placed) and its pose at each of its samples.
+        std::vector<Placement> still_place(joints);
+        std::vector<std::vector<Placement>> moving_place(joints);
+        std::vector<size_t> children_left(joints);
+        for (size_t j = 0; j < joints; ++j) children_left[j] = moving_children[j].size();
+        std::vector<std::vector<Transform>> poses(joints);
+        for (size_t j = 0; j < joints; ++j) {
+            const uint32_t m = g.joint_model[j];
+            const int32_t p = scene.skeleton.joints[j].parent;
+            const bool animated = animates_model(take, m);
+            auto place_at = [&](int64_t t, const Placement* parent) {
+                if (!animated) return place(g.transforms[m], g.local[m], parent);
+                const NodeTransform nt = animated_transform(take, m, g.transforms[m], t);
+                return place(nt, local_matrix(nt), parent);
+            };
+            auto relative = [&](const Mat4& world, const Placement* parent) {
                 bool sheared = false;
-                poses[j][i] = decompose(rel, sheared);
+                return decompose(parent ? multiply(inverse_affine(parent->world), world) : world, sheared);
+            };
+            if (!moving[j]) {
+                const Placement* parent = p >= 0 ? &still_place[size_t(p)] : nullptr;
+                still_place[j] = place_at(frame[0], parent);
+                poses[j].push_back(relative(still_place[j].world, parent));
+                continue;
             }
+            const std::vector<int64_t>& times = needed[j];
+            const bool moving_parent = p >= 0 && moving[size_t(p)];
+            const std::vector<int64_t>* parent_times = moving_parent ? &needed[size_t(p)] : nullptr;
+            std::vector<Placement>& placed = moving_place[j];
+            placed.resize(times.size());
+            // The parent's place at each of the times: its needed times hold them all.
+            std::vector<const Placement*> parents(times.size(), p >= 0 ? &still_place[size_t(p)] : nullptr);
+            if (moving_parent)
+                for (size_t i = 0, k = 0; i < times.size(); ++i) {
+                    while ((*parent_times)[k] < times[i]) ++k;
+                    parents[i] = &moving_place[size_t(p)][k];
+                }
+            for (size_t i = 0; i < times.size(); ++i) placed[i] = place_at(times[i], parents[i]);
+            poses[j].reserve(samples[j].size());
+            for (size_t i = 0, k = 0; i < samples[j].size(); ++i) {
+                while (times[k] < samples[j][i]) ++k;
+                poses[j].push_back(relative(placed[k].world, parents[k]));
+            }
+            if (moving_parent && --children_left[size_t(p)] == 0) std::vector<Placement>().swap(moving_place[size_t(p)]);
+            if (children_left[j] == 0) std::vector<Placement>().swap(placed);
         }
 
         Animation anim;
@@ -151,6 +215,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
         anim.frame_rate = rate;
         for (size_t j = 0; j < joints; ++j) {
             const auto& p = poses[j];
+            const std::vector<int64_t>& times = moving[j] ? samples[j] : frame;
             // A joint that holds one pose all through: one key, or none where that is its bind pose.
             const bool still = std::all_of(p.begin(), p.end(), [&](const Transform& t) { return same(t, p[0]); });
             if (still && same(p[0], scene.skeleton.joints[j].bind)) continue;
@@ -161,7 +226,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
                 tracks[c].channel = c == 0 ? Channel::Translation : c == 1 ? Channel::Rotation : Channel::Scale;
             }
             for (size_t i = 0; i < keys; ++i) {
-                const float time = float(double(samples[i]) / ticks_per_second);
+                const float time = float(double(times[i]) / ticks_per_second);
                 Quat q = p[i].rotate;
                 if (i > 0) {  // the shorter arc from the previous key
                     const float* prev = &tracks[1].values[tracks[1].values.size() - 4];
@@ -175,25 +240,29 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
             }
             for (auto& t : tracks) anim.tracks.push_back(std::move(t));
         }
-        // Morph weights of every mesh with a driven channel, at the same samples.
+        // Morph weights of every mesh with a driven channel, at the frame and the key times of
+        // the curves that drive its channels.
         std::map<uint32_t, std::vector<const MorphBinding*>> by_mesh;
         for (const MorphBinding& b : g.bindings)
             if (animates_shape(take, b.channel)) by_mesh[b.mesh].push_back(&b);
         for (const auto& [mesh, driven] : by_mesh) {
             const Mesh& m = scene.meshes[mesh];
-            if (uint64_t(samples.size()) * m.morph_targets.size() > options.max_elements) {
+            key_times.clear();
+            for (const MorphBinding* b : driven) shape_key_times(take, b->channel, key_times);
+            const std::vector<int64_t> times = samples_with(frame, key_times);
+            if (uint64_t(times.size()) * m.morph_targets.size() > options.max_elements) {
                 error = make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': {} key times x {} morph targets of mesh '{}' is more than {} (LoadOptions::max_elements)",
-                                                                         detail::excerpt(take.name), samples.size(), m.morph_targets.size(), detail::excerpt(m.name), options.max_elements));
+                                                                         detail::excerpt(take.name), times.size(), m.morph_targets.size(), detail::excerpt(m.name), options.max_elements));
                 return false;
             }
             MorphWeightTrack w;
             w.mesh = mesh;
-            for (size_t i = 0; i < samples.size(); ++i) {
-                w.times.push_back(float(double(samples[i]) / ticks_per_second));
+            for (size_t i = 0; i < times.size(); ++i) {
+                w.times.push_back(float(double(times[i]) / ticks_per_second));
                 for (const MorphTarget& t : m.morph_targets) w.weights.push_back(t.default_weight);
                 float* row = &w.weights[w.weights.size() - m.morph_targets.size()];
                 for (const MorphBinding* b : driven)
-                    row[b->target] = float(shape_weight(*b->full_weights, b->shape, animated_percent(take, b->channel, b->percent, samples[i])));
+                    row[b->target] = float(shape_weight(*b->full_weights, b->shape, animated_percent(take, b->channel, b->percent, times[i])));
             }
             anim.morph_tracks.push_back(std::move(w));
         }

@@ -1,6 +1,7 @@
 // FBX animation (docs/fbx.md §2.6): each AnimationStack (6.x: Take) becomes an animation; its
 // layers' curves, combined by weight and blend mode (fbx_layers), drive the models, and every
-// joint's local pose is sampled at the keys' times through FBX's transform rule.
+// joint's local pose is sampled through FBX's transform rule at the times of the keys that move
+// it or its ancestors.
 #pragma once
 
 #include <cstdint>

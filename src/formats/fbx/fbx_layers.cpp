@@ -227,6 +227,41 @@ bool animates_shape(const Take& take, uint32_t channel) {
     return std::any_of(take.layers.begin(), take.layers.end(), [&](const Layer& l) { return l.shapes.count(channel) != 0; });
 }
 
+namespace {
+
+void append_times(const Curve* c, std::vector<int64_t>& out) {
+    if (c) out.insert(out.end(), c->times.begin(), c->times.end());
+}
+
+// The key times of a layer's animated weight where the layer blends (what weight_at reads).
+void append_weight_times(const Layer& layer, size_t li, std::vector<int64_t>& out) {
+    if (li > 0 && layer.blend != Blend::Override) append_times(layer.weight_curve, out);
+}
+
+}  // namespace
+
+void model_key_times(const Take& take, uint32_t model, std::vector<int64_t>& out) {
+    for (size_t li = 0; li < take.layers.size(); ++li) {
+        const Layer& layer = take.layers[li];
+        const auto it = layer.models.find(model);
+        if (it == layer.models.end() || (li > 0 && layer.muted)) continue;
+        for (const std::optional<CurveNode>& node : it->second)
+            if (node)
+                for (const Curve* c : node->curves) append_times(c, out);
+        append_weight_times(layer, li, out);
+    }
+}
+
+void shape_key_times(const Take& take, uint32_t channel, std::vector<int64_t>& out) {
+    for (size_t li = 0; li < take.layers.size(); ++li) {
+        const Layer& layer = take.layers[li];
+        const auto it = layer.shapes.find(channel);
+        if (it == layer.shapes.end() || (li > 0 && layer.muted)) continue;
+        append_times(it->second.curves[0], out);
+        append_weight_times(layer, li, out);
+    }
+}
+
 // Layers combine as the FBX SDK does (the reading ufbx gives): the base layer's values replace
 // the model's own; a later layer that drives the property then adds its value times its weight
 // (additive), replaces it (override), or moves toward it by its weight (passthrough). Scaling

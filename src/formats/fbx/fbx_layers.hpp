@@ -66,6 +66,13 @@ std::vector<bool> animated_models(const Document& doc, const Objects& objects, c
 bool animates_model(const Take& take, uint32_t model);
 bool animates_shape(const Take& take, uint32_t channel);
 
+// The key times of the curves that move model `model` (or blend shape channel `channel`) in this
+// take, appended unsorted: its curves in each layer that is read (the base, and the layers
+// above it that are not muted), and the animated Weight of each such layer above the base that
+// blends rather than overrides. Between and beyond these times nothing else changes its value.
+void model_key_times(const Take& take, uint32_t model, std::vector<int64_t>& out);
+void shape_key_times(const Take& take, uint32_t channel, std::vector<int64_t>& out);
+
 // Model `model`'s transform properties at tick t, from `rest` through every layer.
 NodeTransform animated_transform(const Take& take, uint32_t model, const NodeTransform& rest, int64_t t);
 // A blend shape channel's DeformPercent at tick t, from `rest` through every layer.

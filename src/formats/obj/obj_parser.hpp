@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "formats/obj/obj_layout.hpp"
@@ -95,6 +96,7 @@ private:
     std::vector<std::string> used_materials_;
     std::unordered_map<std::string, int32_t> used_index_;
     bool have_mtllib_ = false;
+    std::unordered_set<std::string> mtllibs_read_;  // names mtllib gave, each read once
 };
 
 }  // namespace rigport::obj::detail

@@ -168,6 +168,9 @@ void Parser::mtllib_line() {
     // File names separated by blanks (the spec); one name holding blanks cannot be told apart.
     for (std::string_view name = cur_.token(); !name.empty() && !is_comment(name); name = cur_.token()) {
         const std::string uri(name);
+        // Each library is read once however often mtllib names it (docs/obj.md "Materials"):
+        // a 16 KB file naming one large .mtl 2,000 times read it 2,000 times.
+        if (!mtllibs_read_.insert(uri).second) continue;
         if (!options_.read_resource) {
             warn(WarningCode::PartMissing, fmt::format("mtllib '{}': no resource reader to read it (load from a path, or set LoadOptions::read_resource); "
                                                        "its materials get default values", shorten(uri)));
