@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include <stb_image.h>
+#include <stb_image_write.h>
 
 #include "rigport/render.hpp"
 #include "rigport/sample.hpp"
@@ -440,6 +441,29 @@ TEST(RenderTextures, TheBudgetHoldsForAllTexturesTogether) {
     EXPECT_FALSE((*textures)[2]);
     ASSERT_EQ(warnings.items.size(), 1u);
     EXPECT_NE(warnings.items[0].message.find("'b.png'"), std::string::npos) << warnings.items[0].message;
+}
+
+TEST(RenderTextures, ATgaIsDecodedOnceAndQuietly) {
+    // Not PNG or JPEG: read and decoded here (no detour through a PNG, no glTF format warning).
+    const fs::path dir = temp_dir();
+    std::vector<uint8_t> rgb(4 * 2 * 3);
+    for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = uint8_t(30 * i);
+    ASSERT_TRUE(stbi_write_tga((dir / "skin.tga").string().c_str(), 4, 2, 3, rgb.data()));
+    ImageOptions io;
+    io.search_dir = dir.string();
+    Warnings warnings;
+    TextureStats st;
+    auto textures = load_render_textures(materials_naming({"skin.tga", "./skin.tga"}), io, RenderOptions{}.max_texture_bytes, warnings, &st);
+    ASSERT_TRUE(textures) << textures.error().message;
+    EXPECT_EQ(st.decoded, 1u);
+    ASSERT_TRUE((*textures)[0]);
+    EXPECT_EQ((*textures)[0], (*textures)[1]);
+    const RenderImage& t = *(*textures)[0];
+    ASSERT_EQ(t.width, 4u);
+    ASSERT_EQ(t.height, 2u);
+    for (size_t p = 0; p < 8; ++p)
+        for (size_t k = 0; k < 3; ++k) EXPECT_EQ(t.rgba[p * 4 + k], rgb[p * 3 + k]) << p << " " << k;
+    EXPECT_TRUE(warnings.items.empty()) << warnings.items[0].message;
 }
 
 TEST(RenderCli, AHugeTextureUnderFiveSpellingsIsOneWarningAndAPicture) {
