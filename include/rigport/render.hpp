@@ -49,7 +49,7 @@ struct RenderOptions {
     // A real model covers its picture a few times over: 1e7 samples at 1024 x 1024.
     uint64_t max_sample_tests = 1ull << 32;
     // Texture budget: the decoded RGBA bytes (width x height x 4 per image) load_render_textures
-    // may hold in all, 256 MiB (a 8192 x 8192 texture, or sixteen of 2048 x 2048). An image's
+    // may hold in all, 256 MiB (an 8192 x 8192 texture, or sixteen of 2048 x 2048). An image's
     // size is read from its header before it is decoded; one that would go past the budget is
     // not decoded, and its materials are drawn in their colours with a warning.
     uint64_t max_texture_bytes = 256ull << 20;
