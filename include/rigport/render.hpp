@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -36,9 +37,10 @@ struct RenderOptions {
     float time = 0.0f;
     // Samples per pixel along each axis, averaged (2: 4 samples a pixel, smooth edges).
     uint32_t supersample = 2;
-    // Per material (the scene's order): its diffuse texture, decoded; an empty entry or a short
-    // list means none (load_render_textures gives these).
-    std::vector<RenderImage> textures;
+    // Per material (the scene's order): its diffuse texture, decoded; a null or empty entry or a
+    // short list means none (load_render_textures gives these). Shared: materials naming one file
+    // and the cells of a sheet hold one copy.
+    std::vector<std::shared_ptr<const RenderImage>> textures;
     // Framed as if this box (min x, min y, max x, max y in the camera's right/up axes) were what
     // is drawn, instead of view_bounds(): pictures of several poses framed alike (a sheet).
     std::optional<std::array<double, 4>> frame;
@@ -46,6 +48,11 @@ struct RenderOptions {
     // triangles each as large as the picture is a LimitExceeded error, not an hour of drawing.
     // A real model covers its picture a few times over: 1e7 samples at 1024 x 1024.
     uint64_t max_sample_tests = 1ull << 32;
+    // Texture budget: the decoded RGBA bytes (width x height x 4 per image) load_render_textures
+    // may hold in all, 256 MiB (an 8192 x 8192 texture, or sixteen of 2048 x 2048). An image's
+    // size is read from its header before it is decoded; one that would go past the budget is
+    // not decoded, and its materials are drawn in their colours with a warning.
+    uint64_t max_texture_bytes = 256ull << 20;
 };
 
 // Limits render() checks: each side 1..16384 pixels, at most 2^26 pixels (8192 x 8192) in all,
@@ -69,17 +76,45 @@ Expected<std::array<double, 4>> view_bounds(const Scene& scene, const RenderOpti
 // the animation's name, length and frame rate, and each cell's time at its foot. A scene without
 // animations gives one cell of the bind pose. InvalidArgument when the sheet would exceed the
 // render limits.
+//
+// Each cell is posed once: its posed meshes are kept from framing to drawing. The work, and that
+// memory, are bounded by max_work, summed over the cells: a cell costs the scene's joints, its
+// vertices (each once more per morph target of its mesh) and its triangles (docs/render.md).
+// Rows are drawn in order while they fit; the animations of the rows that do not are named in
+// one DroppedData warning. When not even the first row fits: LimitExceeded.
 struct SheetOptions {
     RenderOptions cell;       // size, view, background, overlays, textures of each cell
     uint32_t frames = 6;      // 1..64 per row
     int32_t only = -1;        // one animation's row (its index), -1 = every animation
+    // 2^22: the poses kept take 48 bytes a vertex, so 200 MB at most; 100 rows of 6 cells of a
+    // model of 2,300 vertices and 4,600 triangles, 5 rows of one of 46,000 and 92,000.
+    uint64_t max_work = 1ull << 22;
 };
-Expected<RenderImage> render_sheet(const Scene& scene, const SheetOptions& options);
+// What a sheet took: the rows and cells drawn (each cell posed once) and their work.
+struct SheetStats {
+    uint32_t rows = 0, cells = 0;
+    uint64_t work = 0;
+};
+Expected<RenderImage> render_sheet(const Scene& scene, const SheetOptions& options, Warnings* warnings = nullptr,
+                                   SheetStats* stats = nullptr);
 
 // The diffuse texture of each material, found as the glTF export finds them (images.hpp:
 // resolve_images with options.search_dir, root and confinement) or taken from the scene's own
-// images, decoded to RGBA. A texture that is missing or no image is a warning and left out.
-Expected<std::vector<RenderImage>> load_render_textures(const Scene& scene, const ImageOptions& options, Warnings& warnings);
+// images, decoded to RGBA (any image stb reads: PNG, JPEG, TGA, BMP, PSD, GIF, HDR, PNM). Each
+// file is read and decoded once however many materials name it and however they spell it
+// (`b.png`, `./b.png`, `sub/../b.png`: the path resolved as confinement resolves it), each
+// embedded image once. A texture that is missing, no image or cannot be decoded is a warning and
+// left out; so is one whose decoded RGBA would take the total past max_texture_bytes (the size
+// its header declares is checked first, so such an image is never decoded). Errors: a texture
+// outside the model's folder (confinement), a file that cannot be read.
+struct TextureStats {
+    uint32_t decoded = 0;         // images decoded
+    uint64_t decoded_bytes = 0;   // their RGBA bytes, at most max_texture_bytes
+    uint32_t over_budget = 0;     // images not decoded because of the budget
+};
+Expected<std::vector<std::shared_ptr<const RenderImage>>> load_render_textures(const Scene& scene, const ImageOptions& options,
+                                                                              uint64_t max_texture_bytes, Warnings& warnings,
+                                                                              TextureStats* stats = nullptr);
 
 // PNG bytes of the image (stb_image_write).
 std::vector<uint8_t> encode_png(const RenderImage& image);

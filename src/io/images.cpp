@@ -198,6 +198,11 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
             image.mime_type = mime;
             if (embed) image.bytes = std::move(*bytes);
             else image.uri = relative_uri(*found, output_path);
+        } else if (!is_image(*bytes)) {
+            // Not an image stb knows (converted or not): its path is not written into the output.
+            warnings.add(WarningCode::TextureNotFound,
+                         fmt::format("texture '{}': {} is not an image; its material is written without it", uri, found->generic_string()),
+                         std::nullopt, options.model_path);
         } else if (options.convert) {
             std::string why;
             image.bytes = convert_to_png(*bytes, options.max_dimension, why);
@@ -207,11 +212,6 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
                 return e;
             }
             image.mime_type = "image/png";
-        } else if (!is_image(*bytes)) {
-            // Not an image stb knows: its path is not written into the output.
-            warnings.add(WarningCode::TextureNotFound,
-                         fmt::format("texture '{}': {} is not an image; its material is written without it", uri, found->generic_string()),
-                         std::nullopt, options.model_path);
         } else {
             image.uri = relative_uri(*found, output_path);
             warnings.add(WarningCode::ImageFormatNotGltf,

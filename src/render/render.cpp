@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <stb_image_write.h>
 
+#include "render/picture.hpp"
 #include "render/raster.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
@@ -18,6 +19,8 @@ namespace rigport {
 using raster::Rgba;
 using raster::SampleGrid;
 using raster::ScreenPoint;
+using render_detail::PosedMesh;
+using render_detail::Prepared;
 
 namespace {
 
@@ -44,11 +47,6 @@ struct Camera {
                             -0.45 * right[2] + 0.6 * up[2] + 0.65 * toward[2]});
     }
     D3 view(const D3& p) const { return {dot(p, right), dot(p, up), dot(p, toward)}; }
-};
-
-// A mesh in the pose: positions and normals after morphs and skinning.
-struct PosedMesh {
-    std::vector<D3> positions, normals;
 };
 
 PosedMesh pose_mesh(const Mesh& mesh, uint32_t mesh_index, const Scene& scene, const RenderOptions& options,
@@ -119,7 +117,9 @@ uint32_t samples_for(const RenderOptions& options) {
     return ss;
 }
 
-Status check_options(const Scene& input, const RenderOptions& options) {
+}  // namespace
+
+Status render_detail::check_options(const Scene& input, const RenderOptions& options) {
     if (options.width == 0 || options.height == 0 || options.width > max_render_side || options.height > max_render_side ||
         uint64_t(options.width) * options.height > max_render_samples)
         return make_error(ErrorCode::InvalidArgument, fmt::format("image size {}x{}: each side must be 1 to {} pixels, {} pixels in all at most",
@@ -134,17 +134,8 @@ Status check_options(const Scene& input, const RenderOptions& options) {
     return Ok{};
 }
 
-// Everything a picture needs before drawing: the scene turned Y-up, posed, and the bounds of
-// what is drawn in the camera's plane.
-struct Prepared {
-    std::unique_ptr<Scene> turned;  // a Z- or X-up scene, turned on a copy
-    const Scene* scene = nullptr;
-    std::vector<Mat4> world;        // joints in the pose
-    std::vector<PosedMesh> posed;
-    std::array<double, 4> bounds{};  // min x, min y, max x, max y in the camera's right/up axes
-};
-
-Prepared prepare(const Scene& input, const RenderOptions& options, const Camera& camera) {
+Prepared render_detail::prepare(const Scene& input, const RenderOptions& options) {
+    const Camera camera(options.yaw, options.pitch);
     Prepared p;
     // Every format drawn Y-up: a Z- or X-up scene is turned on a copy.
     if (input.meta.up == UpAxis::Z || input.meta.up == UpAxis::X) {
@@ -176,17 +167,18 @@ Prepared prepare(const Scene& input, const RenderOptions& options, const Camera&
     return p;
 }
 
-}  // namespace
-
 Expected<std::array<double, 4>> view_bounds(const Scene& scene, const RenderOptions& options) {
-    if (auto st = check_options(scene, options); !st) return st.error();
-    return prepare(scene, options, Camera(options.yaw, options.pitch)).bounds;
+    if (auto st = render_detail::check_options(scene, options); !st) return st.error();
+    return render_detail::prepare(scene, options).bounds;
 }
 
 Expected<RenderImage> render(const Scene& input, const RenderOptions& options) {
-    if (auto st = check_options(input, options); !st) return st.error();
+    if (auto st = render_detail::check_options(input, options); !st) return st.error();
+    return render_detail::draw(render_detail::prepare(input, options), options);
+}
+
+Expected<RenderImage> render_detail::draw(const Prepared& prepared, const RenderOptions& options) {
     const Camera camera(options.yaw, options.pitch);
-    const Prepared prepared = prepare(input, options, camera);
     const Scene& scene = *prepared.scene;
     const std::vector<Mat4>& world = prepared.world;
     const std::vector<PosedMesh>& posed = prepared.posed;
@@ -213,10 +205,9 @@ Expected<RenderImage> render(const Scene& input, const RenderOptions& options) {
         std::vector<ScreenPoint> screen(pm.positions.size());
         for (size_t v = 0; v < screen.size(); ++v) screen[v] = project(pm.positions[v]);
         const Material* material = mesh.material >= 0 && size_t(mesh.material) < scene.materials.size() ? &scene.materials[size_t(mesh.material)] : nullptr;
-        const RenderImage* texture = mesh.material >= 0 && size_t(mesh.material) < options.textures.size() &&
-                                             !options.textures[size_t(mesh.material)].rgba.empty()
-                                         ? &options.textures[size_t(mesh.material)]
-                                         : nullptr;
+        const RenderImage* texture = mesh.material >= 0 && size_t(mesh.material) < options.textures.size() ? options.textures[size_t(mesh.material)].get() : nullptr;
+        if (texture && (texture->width == 0 || texture->height == 0 || texture->rgba.size() != size_t(texture->width) * texture->height * 4))
+            texture = nullptr;  // none, or not the pixels its size says
         const std::vector<Vec2>* uv = mesh.texcoords.empty() ? nullptr : &mesh.texcoords[0];
         const std::vector<Vec4>* colours = mesh.colors.empty() ? nullptr : &mesh.colors[0];
         const std::array<double, 4> diffuse = material ? std::array<double, 4>{material->diffuse[0], material->diffuse[1], material->diffuse[2], 1.0}

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "render/picture.hpp"
 #include "rigport/process.hpp"
 #include "rigport/render.hpp"
 
@@ -58,9 +59,17 @@ std::array<uint8_t, 4> text_colour(const std::array<uint8_t, 4>& background) {
     return luma < 128 ? std::array<uint8_t, 4>{230, 232, 236, 255} : std::array<uint8_t, 4>{24, 26, 30, 255};
 }
 
+// The work of one cell (render.hpp, SheetOptions::max_work): posing its joints and vertices (a
+// vertex once more per morph target of its mesh), drawing its triangles.
+uint64_t cell_work_of(const Scene& scene) {
+    uint64_t work = scene.skeleton.joints.size();
+    for (auto& mesh : scene.meshes) work += uint64_t(mesh.vertex_count()) * (1 + mesh.morph_targets.size()) + mesh.triangles.size();
+    return std::max<uint64_t>(work, 1);
+}
+
 }  // namespace
 
-Expected<RenderImage> render_sheet(const Scene& input, const SheetOptions& options) {
+Expected<RenderImage> render_sheet(const Scene& input, const SheetOptions& options, Warnings* warnings, SheetStats* stats) {
     // Each cell's bounds and picture would turn a Z- or X-up scene on a copy of their own: turned
     // once here, render() takes the Y-up scene as it is.
     std::optional<Scene> turned;
@@ -74,6 +83,7 @@ Expected<RenderImage> render_sheet(const Scene& input, const SheetOptions& optio
     if (options.only >= int32_t(scene.animations.size()))
         return make_error(ErrorCode::InvalidArgument, fmt::format("animation {} does not exist (the model has {})", options.only,
                                                                   scene.animations.size()));
+    if (auto st = render_detail::check_options(scene, options.cell); !st) return st.error();
     // Rows: the animations asked for; a scene without any shows its bind pose alone.
     std::vector<int32_t> rows;
     if (options.only >= 0) rows.push_back(options.only);
@@ -82,6 +92,32 @@ Expected<RenderImage> render_sheet(const Scene& input, const SheetOptions& optio
     const bool bind_only = rows.empty();
     if (bind_only) rows.push_back(-1);
     const uint32_t columns = bind_only ? 1 : options.frames;
+
+    // The work bound: whole rows while their cells fit, the rest named in a warning.
+    const uint64_t cell_work = cell_work_of(scene), row_work = cell_work * columns;
+    if (row_work > options.max_work)
+        return make_error(ErrorCode::LimitExceeded,
+                          fmt::format("a sheet row of {} cells of this model ({} joints, {} vertices, {} triangles, morph targets "
+                                      "counted) costs {}, beyond the sheet's work budget of {}; fewer --frames, or one picture (no --sheet)",
+                                      columns, scene.skeleton.joints.size(), scene.vertex_count(), scene.triangle_count(), row_work,
+                                      options.max_work));
+    if (const uint64_t fit = options.max_work / row_work; fit < rows.size()) {
+        std::string names;
+        for (size_t r = size_t(fit); r < rows.size(); ++r) {
+            const Animation& a = scene.animations[size_t(rows[r])];
+            if (names.size() > 400) {
+                names += fmt::format(" and {} more", rows.size() - r);
+                break;
+            }
+            names += (names.empty() ? "'" : ", '") + (a.name.empty() ? fmt::format("animation {}", rows[r]) : a.name) + "'";
+        }
+        if (warnings)
+            warnings->add(WarningCode::DroppedData,
+                          fmt::format("the sheet shows the first {} of {} animations: a row of {} cells of this model costs {}, the "
+                                      "sheet's work budget is {}; not drawn: {} (--anim draws one of them)",
+                                      fit, rows.size(), columns, row_work, options.max_work, names));
+        rows.resize(size_t(fit));
+    }
 
     const RenderOptions& cell = options.cell;
     const uint32_t scale = std::clamp<uint32_t>(cell.width / 160, 1, 4);
@@ -95,21 +131,31 @@ Expected<RenderImage> render_sheet(const Scene& input, const SheetOptions& optio
                                       "a smaller size or fewer frames",
                                       rows.size(), columns, cell.width, cell.height, width, height, max_render_side, max_render_samples));
 
-    // The time of each cell, and one framing for all of them: the union of their bounds.
+    // Each cell posed once, kept until it is drawn; one framing for all of them: the union of
+    // their bounds.
     auto time_of = [&](int32_t anim, uint32_t k) {
         if (anim < 0 || columns == 1) return 0.0f;
         return scene.animations[size_t(anim)].duration() * float(k) / float(columns - 1);
     };
+    SheetStats counted;
+    counted.rows = uint32_t(rows.size());
+    std::vector<render_detail::Prepared> poses;
+    poses.reserve(rows.size() * columns);
     std::array<double, 4> frame{INFINITY, INFINITY, -INFINITY, -INFINITY};
     for (int32_t anim : rows)
         for (uint32_t k = 0; k < columns; ++k) {
             RenderOptions o = cell;
             o.animation = anim;
             o.time = time_of(anim, k);
-            auto b = view_bounds(scene, o);
-            if (!b) return b.error();
-            frame = {std::min(frame[0], (*b)[0]), std::min(frame[1], (*b)[1]), std::max(frame[2], (*b)[2]), std::max(frame[3], (*b)[3])};
+            if (auto st = render_detail::check_options(scene, o); !st) return st.error();  // a length that is no number
+            poses.push_back(render_detail::prepare(scene, o));
+            ++counted.cells;
+            counted.work += cell_work;
+            const auto& b = poses.back().bounds;
+            frame = {std::min(frame[0], b[0]), std::min(frame[1], b[1]), std::max(frame[2], b[2]), std::max(frame[3], b[3])};
+            if (!cell.skeleton) poses.back().world.clear();  // only the bounds needed the joints
         }
+    if (stats) *stats = counted;
 
     RenderImage sheet;
     sheet.width = uint32_t(width);
@@ -133,7 +179,9 @@ Expected<RenderImage> render_sheet(const Scene& input, const SheetOptions& optio
             o.animation = anim;
             o.time = time_of(anim, k);
             o.frame = frame;
-            auto image = render(scene, o);
+            render_detail::Prepared& pose = poses[r * columns + k];
+            auto image = render_detail::draw(pose, o);
+            pose = {};  // drawn: its memory back
             if (!image) return image.error();
             for (uint32_t y = 0; y < cell.height; ++y)
                 std::copy_n(image->rgba.begin() + size_t(y) * cell.width * 4, size_t(cell.width) * 4,

@@ -113,11 +113,18 @@ TEST_F(GltfImagesCli, ImagesNoneAndBadValues) {
 }
 
 TEST_F(GltfImagesCli, UndecodableTextureIsAReadErrorAndNothingIsWritten) {
-    test::write_bytes(dir / "skin.tga", {0, 0, 2, 0});
+    // A TGA header declaring 60000 x 60000: an image, beyond the decoder's limit.
+    test::write_bytes(dir / "skin.tga", {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x60, 0xEA, 0x60, 0xEA, 24, 0x20});
     auto r = test::run_cli({"convert", model("skin.tga").string(), "-o", (dir / "out.glb").string(), "--convert-images"});
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find("skin.tga"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir / "out.glb"));
+    // Bytes that are no image at all are a warning, converted or not (docs/cli.md "Inputs").
+    test::write_bytes(dir / "skin.tga", {0, 0, 2, 0});
+    r = test::run_cli({"convert", model("skin.tga").string(), "-o", (dir / "out.glb").string(), "--convert-images"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("skin.tga is not an image"), std::string::npos) << r.err;
+    EXPECT_FALSE(test::parse_glb(test::read_bytes(dir / "out.glb")).json.contains("images"));
 }
 
 TEST_F(GltfImagesCli, SampleEmbedsItsTexture) {

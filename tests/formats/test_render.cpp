@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include <stb_image.h>
+#include <stb_image_write.h>
 
 #include "rigport/render.hpp"
 #include "rigport/sample.hpp"
@@ -66,6 +68,86 @@ double mismatch(const RenderImage& a, const RenderImage& b, int tolerance) {
                 break;
             }
     return double(bad) / double(a.width * a.height);
+}
+
+// A PNG whose header declares w x h RGBA pixels, with a token IDAT: a few dozen bytes to write,
+// w x h x 4 to decode (16384 x 16384: 1 GiB).
+std::vector<uint8_t> png_declaring(uint32_t w, uint32_t h) {
+    std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+    auto chunk = [&](const char* type, std::vector<uint8_t> data) {
+        const uint32_t n = uint32_t(data.size());
+        for (int k = 3; k >= 0; --k) png.push_back(uint8_t(n >> (8 * k)));
+        std::vector<uint8_t> body(type, type + 4);
+        body.insert(body.end(), data.begin(), data.end());
+        uint32_t crc = 0xFFFFFFFFu;
+        for (uint8_t b : body) {
+            crc ^= b;
+            for (int i = 0; i < 8; ++i) crc = crc & 1 ? (crc >> 1) ^ 0xEDB88320u : crc >> 1;
+        }
+        crc ^= 0xFFFFFFFFu;
+        png.insert(png.end(), body.begin(), body.end());
+        for (int k = 3; k >= 0; --k) png.push_back(uint8_t(crc >> (8 * k)));
+    };
+    std::vector<uint8_t> ihdr;
+    for (uint32_t v : {w, h})
+        for (int k = 3; k >= 0; --k) ihdr.push_back(uint8_t(v >> (8 * k)));
+    ihdr.insert(ihdr.end(), {8, 6, 0, 0, 0});  // 8 bits, RGBA, deflate, no filter method, not interlaced
+    chunk("IHDR", ihdr);
+    chunk("IDAT", {0x78, 0x01, 0x00});  // a zlib header and the start of a block: the rest is missing
+    chunk("IEND", {});
+    return png;
+}
+
+// A real PNG of w x h pixels (a gradient).
+std::vector<uint8_t> png_of(int w, int h) {
+    std::vector<uint8_t> rgb(size_t(w) * h * 3);
+    for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = uint8_t(i * 7);
+    return encode_png(w, h, rgb.data());
+}
+
+// One texture under five spellings, as five materials name it.
+const std::vector<std::string> five_spellings = {"b1.png", "./b1.png", ".//b1.png", "sub/../b1.png", "sub/./..//b1.png"};
+
+Scene materials_naming(const std::vector<std::string>& uris) {
+    Scene scene;
+    for (size_t m = 0; m < uris.size(); ++m) {
+        Material material;
+        material.name = "m" + std::to_string(m);
+        material.maps.push_back(TextureMap{TextureType::Diffuse, uris[m], {}, -1});
+        scene.materials.push_back(material);
+    }
+    return scene;
+}
+
+// An IQE of one textured quad per material name (IQE names a material by its texture).
+std::string quads_iqe(const std::vector<std::string>& textures) {
+    std::string text = "# Inter-Quake Export\n";
+    for (size_t m = 0; m < textures.size(); ++m) {
+        const std::string x = std::to_string(m * 2);
+        text += "mesh quad" + std::to_string(m) + "\nmaterial \"" + textures[m] + "\"\nvp " + x + " 0 0\nvt 0 1\nvp " + x +
+                ".5 0 0\nvt 1 1\nvp " + x + ".5 1 0\nvt 1 0\nvp " + x + " 1 0\nvt 0 0\nfm 0 2 1\nfm 0 3 2\n";
+    }
+    return text;
+}
+
+void write_text(const fs::path& path, const std::string& text) { write_bytes(path, std::vector<uint8_t>(text.begin(), text.end())); }
+
+size_t occurrences(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+// The sample with its first animation copied n times, as a0 ... a(n-1).
+Scene with_animations(size_t n) {
+    Scene scene = make_sample_scene();
+    const Animation first = scene.animations.at(0);
+    scene.animations.clear();
+    for (size_t i = 0; i < n; ++i) {
+        scene.animations.push_back(first);
+        scene.animations.back().name = "a" + std::to_string(i);
+    }
+    return scene;
 }
 
 }  // namespace
@@ -139,7 +221,7 @@ TEST(Render, TexturesAreSampled) {
     RenderImage checker;
     checker.width = checker.height = 2;
     checker.rgba = {255, 0, 0, 255, 0, 0, 255, 255, 0, 0, 255, 255, 255, 0, 0, 255};
-    textured.textures.assign(scene.materials.size(), checker);
+    textured.textures.assign(scene.materials.size(), std::make_shared<const RenderImage>(checker));
     auto a = render(scene, plain), b = render(scene, textured);
     ASSERT_TRUE(a && b);
     EXPECT_GT(mismatch(*a, *b, 16), 0.05);
@@ -233,6 +315,206 @@ TEST(RenderSheet, ARowPerAnimationFramedAlike) {
     EXPECT_EQ(bind->width, 32u);
 }
 
+TEST(RenderSheet, EachCellIsPosedOnceAndTheWorkFollowsTheCellsDrawn) {
+    // n and 4n animations: four times the cells, four times the posing, each cell posed once
+    // (the framing pass's poses are the ones drawn).
+    SheetOptions o;
+    o.cell = small(16, 16);
+    o.frames = 3;
+    SheetStats n, n4;
+    ASSERT_TRUE(render_sheet(with_animations(3), o, nullptr, &n));
+    ASSERT_TRUE(render_sheet(with_animations(12), o, nullptr, &n4));
+    EXPECT_EQ(n.rows, 3u);
+    EXPECT_EQ(n.cells, 9u);
+    EXPECT_EQ(n4.cells, 36u);
+    EXPECT_EQ(n4.work, 4 * n.work);
+    // A cell's work is a pose and a picture of the model: its joints, vertices and triangles (the
+    // sample has no morph targets).
+    const Scene sample = make_sample_scene();
+    EXPECT_EQ(n.work, n.cells * (sample.skeleton.joints.size() + sample.vertex_count() + sample.triangle_count()));
+}
+
+TEST(RenderSheet, RowsPastTheBudgetAreNamedNotDrawn) {
+    SheetOptions o;
+    o.cell = small(16, 16);
+    o.frames = 2;
+    SheetStats one;
+    ASSERT_TRUE(render_sheet(with_animations(1), o, nullptr, &one));
+    const uint64_t row = one.work;  // one row of 2 cells
+    auto three = render_sheet(with_animations(3), o);
+    ASSERT_TRUE(three);
+    // Eight animations, room for three rows: the three are drawn, the five others named.
+    o.max_work = 3 * row + row / 2;
+    Warnings warnings;
+    SheetStats st;
+    auto sheet = render_sheet(with_animations(8), o, &warnings, &st);
+    ASSERT_TRUE(sheet) << sheet.error().message;
+    EXPECT_EQ(st.rows, 3u);
+    EXPECT_EQ(st.cells, 6u);
+    EXPECT_LE(st.work, o.max_work);
+    EXPECT_EQ(sheet->height, three->height);
+    EXPECT_EQ(sheet->rgba, three->rgba);
+    ASSERT_EQ(warnings.items.size(), 1u);
+    const std::string& w = warnings.items[0].message;
+    EXPECT_EQ(warnings.items[0].code, WarningCode::DroppedData);
+    EXPECT_NE(w.find("first 3 of 8"), std::string::npos) << w;
+    for (const char* name : {"'a3'", "'a4'", "'a5'", "'a6'", "'a7'"}) EXPECT_NE(w.find(name), std::string::npos) << name << ": " << w;
+    EXPECT_EQ(w.find("'a2'"), std::string::npos) << w;
+    // Not even one row: refused, saying why.
+    o.max_work = row - 1;
+    auto none = render_sheet(with_animations(8), o);
+    ASSERT_FALSE(none);
+    EXPECT_EQ(none.error().code, ErrorCode::LimitExceeded);
+    EXPECT_NE(none.error().message.find("budget"), std::string::npos) << none.error().message;
+}
+
+TEST(RenderTextures, OneFileUnderFiveSpellingsIsReadAndDecodedOnce) {
+    const fs::path dir = temp_dir();
+    fs::create_directories(dir / "sub");
+    write_bytes(dir / "b1.png", png_of(8, 4));
+    const Scene scene = materials_naming(five_spellings);
+    ImageOptions io;
+    io.search_dir = dir.string();
+    io.model_path = (dir / "m.iqe").string();
+    int reads = 0;
+    io.on_read = [&](const std::string&) { ++reads; };
+    Warnings warnings;
+    TextureStats st;
+    auto textures = load_render_textures(scene, io, RenderOptions{}.max_texture_bytes, warnings, &st);
+    ASSERT_TRUE(textures) << textures.error().message;
+    EXPECT_EQ(reads, 1);
+    EXPECT_EQ(st.decoded, 1u);
+    EXPECT_EQ(st.decoded_bytes, 8u * 4 * 4);
+    EXPECT_EQ(st.over_budget, 0u);
+    ASSERT_EQ(textures->size(), 5u);
+    ASSERT_TRUE((*textures)[0]);
+    EXPECT_EQ((*textures)[0]->width, 8u);
+    for (auto& t : *textures) EXPECT_EQ(t, (*textures)[0]);  // one image, shared
+    EXPECT_TRUE(warnings.items.empty()) << warnings.items[0].message;
+}
+
+TEST(RenderTextures, AHugeDeclaredImageBeyondTheBudgetIsNeverDecoded) {
+    // 16384 x 16384 declared in 70 bytes, under five spellings: one warning, nothing decoded.
+    const fs::path dir = temp_dir();
+    fs::create_directories(dir / "sub");
+    write_bytes(dir / "b1.png", png_declaring(16384, 16384));
+    ImageOptions io;
+    io.search_dir = dir.string();
+    io.model_path = (dir / "m.iqe").string();
+    Warnings warnings;
+    TextureStats st;
+    auto textures = load_render_textures(materials_naming(five_spellings), io, RenderOptions{}.max_texture_bytes, warnings, &st);
+    ASSERT_TRUE(textures) << textures.error().message;
+    EXPECT_EQ(st.decoded, 0u);
+    EXPECT_EQ(st.decoded_bytes, 0u);
+    EXPECT_EQ(st.over_budget, 1u);
+    for (auto& t : *textures) EXPECT_FALSE(t);
+    ASSERT_EQ(warnings.items.size(), 1u);
+    const Warning& w = warnings.items[0];
+    EXPECT_EQ(w.code, WarningCode::DroppedData);
+    EXPECT_EQ(w.count, 1u);
+    for (const char* part : {"'b1.png'", "16384x16384", "1024.0 MiB", "budget of 256.0 MiB"})
+        EXPECT_NE(w.message.find(part), std::string::npos) << part << ": " << w.message;
+}
+
+TEST(RenderTextures, TheBudgetHoldsForAllTexturesTogether) {
+    // a.png and b.png 64 x 64 (16 KiB each decoded), an image the scene holds 32 x 32 (4 KiB)
+    // named by two materials; room for a.png and the held image only.
+    const fs::path dir = temp_dir();
+    write_bytes(dir / "a.png", png_of(64, 64));
+    write_bytes(dir / "b.png", png_of(64, 64));
+    Scene scene = materials_naming({"a.png", "held.png", "b.png", "held.png"});
+    scene.images.push_back(EmbeddedImage{"held", "image/png", png_of(32, 32)});
+    scene.materials[1].maps[0].image = scene.materials[3].maps[0].image = 0;
+    ImageOptions io;
+    io.search_dir = dir.string();
+    Warnings warnings;
+    TextureStats st;
+    auto textures = load_render_textures(scene, io, 64 * 64 * 4 + 32 * 32 * 4 + 100, warnings, &st);
+    ASSERT_TRUE(textures) << textures.error().message;
+    EXPECT_EQ(st.decoded, 2u);
+    EXPECT_EQ(st.decoded_bytes, 64u * 64 * 4 + 32 * 32 * 4);
+    EXPECT_EQ(st.over_budget, 1u);
+    ASSERT_TRUE((*textures)[0] && (*textures)[1]);
+    EXPECT_EQ((*textures)[1], (*textures)[3]);
+    EXPECT_EQ((*textures)[1]->width, 32u);
+    EXPECT_FALSE((*textures)[2]);
+    ASSERT_EQ(warnings.items.size(), 1u);
+    EXPECT_NE(warnings.items[0].message.find("'b.png'"), std::string::npos) << warnings.items[0].message;
+}
+
+TEST(RenderTextures, ATgaIsDecodedOnceAndQuietly) {
+    // Not PNG or JPEG: read and decoded here (no detour through a PNG, no glTF format warning).
+    const fs::path dir = temp_dir();
+    std::vector<uint8_t> rgb(4 * 2 * 3);
+    for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = uint8_t(30 * i);
+    ASSERT_TRUE(stbi_write_tga((dir / "skin.tga").string().c_str(), 4, 2, 3, rgb.data()));
+    ImageOptions io;
+    io.search_dir = dir.string();
+    Warnings warnings;
+    TextureStats st;
+    auto textures = load_render_textures(materials_naming({"skin.tga", "./skin.tga"}), io, RenderOptions{}.max_texture_bytes, warnings, &st);
+    ASSERT_TRUE(textures) << textures.error().message;
+    EXPECT_EQ(st.decoded, 1u);
+    ASSERT_TRUE((*textures)[0]);
+    EXPECT_EQ((*textures)[0], (*textures)[1]);
+    const RenderImage& t = *(*textures)[0];
+    ASSERT_EQ(t.width, 4u);
+    ASSERT_EQ(t.height, 2u);
+    for (size_t p = 0; p < 8; ++p)
+        for (size_t k = 0; k < 3; ++k) EXPECT_EQ(t.rgba[p * 4 + k], rgb[p * 3 + k]) << p << " " << k;
+    EXPECT_TRUE(warnings.items.empty()) << warnings.items[0].message;
+}
+
+TEST(RenderCli, AHugeTextureUnderFiveSpellingsIsOneWarningAndAPicture) {
+    const fs::path dir = files_dir();
+    fs::create_directories(dir / "sub");
+    write_bytes(dir / "b1.png", png_declaring(16384, 16384));
+    write_text(dir / "m.iqe", quads_iqe(five_spellings));
+    const fs::path out = dir / "m.png";
+    auto r = run_cli({"render", (dir / "m.iqe").string(), "-o", out.string(), "--size", "64x32"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(occurrences(r.err, "beyond the texture budget of 256.0 MiB"), 1u) << r.err;
+    EXPECT_EQ(decode_png(read_bytes(out)).width, 64u);
+    // A budget of its own: a smaller one still refuses; one past the ceiling is a usage error.
+    r = run_cli({"render", (dir / "m.iqe").string(), "-o", out.string(), "--size", "64x32", "--texture-budget", "1"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(occurrences(r.err, "beyond the texture budget of 1.0 MiB"), 1u) << r.err;
+    r = run_cli({"render", (dir / "m.iqe").string(), "-o", out.string(), "--texture-budget", "99999999"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    r = run_cli({"render", (dir / "m.iqe").string(), "-o", out.string(), "--texture-budget", "8", "--no-textures"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+}
+
+TEST(RenderCli, ABudgetOfNothingDrawsAsWithoutTextures) {
+    const fs::path dir = files_dir();
+    ASSERT_EQ(run_cli({"sample", "-o", (dir / "s.iqm").string()}).exit_code, 0);
+    auto r = run_cli({"render", (dir / "s.iqm").string(), "-o", (dir / "zero.png").string(), "--size", "96x64", "--texture-budget", "0"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("sample_texture.png"), std::string::npos) << r.err;
+    r = run_cli({"render", (dir / "s.iqm").string(), "-o", (dir / "plain.png").string(), "--size", "96x64", "--no-textures"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(decode_png(read_bytes(dir / "zero.png")).rgba, decode_png(read_bytes(dir / "plain.png")).rgba);
+}
+
+TEST(RenderCli, ATextureThatIsNoImageIsAWarning) {
+    // docs/cli.md: a texture file that is no image is left out with a texture-not-found warning.
+    const fs::path dir = files_dir();
+    write_text(dir / "b1.png", "RIGPORT_NOT_AN_IMAGE plain text");
+    write_text(dir / "skin.tga", "not a TGA either");
+    write_text(dir / "m.iqe", quads_iqe({"b1.png", "skin.tga"}));
+    for (bool sheet : {false, true}) {
+        std::vector<std::string> args = {"render", (dir / "m.iqe").string(), "-o", (dir / "m.png").string(), "--size", "48x48"};
+        if (sheet) args.push_back("--sheet");
+        auto r = run_cli(args);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_NE(r.err.find("b1.png is not an image"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("skin.tga is not an image"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("drawn without it"), std::string::npos) << r.err;
+        EXPECT_GT(decode_png(read_bytes(dir / "m.png")).width, 0u);
+    }
+}
+
 TEST(RenderCli, WritesAPngOfTheSampleWithItsTexture) {
     const fs::path dir = files_dir();
     ASSERT_EQ(run_cli({"sample", "-o", (dir / "s.iqm").string()}).exit_code, 0);
@@ -267,6 +549,14 @@ TEST(RenderCli, ErrorsAndExitCodes) {
     EXPECT_NE(r.err.find("'wave'"), std::string::npos) << r.err;  // names the animations there are
     r = run_cli({"render", model, "-o", out, "--sheet", "--time", "1"});
     EXPECT_EQ(r.exit_code, 1);
+    // --time is seconds into --anim: alone it is refused, naming both.
+    r = run_cli({"render", model, "-o", out, "--time", "0.5"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--time needs --anim"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    r = run_cli({"render", model, "-o", out, "--anim", "wave", "--time", "0.5"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    fs::remove(out);
     r = run_cli({"render", model, "-o", out, "--sheet", "--frames", "65"});
     EXPECT_EQ(r.exit_code, 1);
     r = run_cli({"render", model, "-o", out, "--frames", "3"});

@@ -179,6 +179,29 @@ TEST(ViewCli, NamesFromFilesCannotBreakThePage) {
     EXPECT_NE(html.find("<title>a&lt;b&gt;&#64;DATA&#64;&amp;.iqe - rigport view</title>"), std::string::npos);
 }
 
+TEST(ViewCli, ATextureThatIsNoImageIsAWarning) {
+    // docs/view.md: what the glTF export reports is a warning, as in convert; a texture file that
+    // is no image is left out (docs/cli.md), also when it would be converted (TGA and friends).
+    const fs::path dir = files_dir();
+    const std::string not_image = "RIGPORT_NOT_AN_IMAGE plain text";
+    for (const char* name : {"b1.png", "skin.tga"}) write_bytes(dir / name, std::vector<uint8_t>(not_image.begin(), not_image.end()));
+    const std::string iqe = "# Inter-Quake Export\nmesh a\nmaterial b1.png\nvp 0 0 0\nvt 0 0\nvp 1 0 0\nvt 1 0\nvp 0 1 0\nvt 0 1\nfm 0 1 2\n"
+                            "mesh b\nmaterial skin.tga\nvp 1 0 0\nvt 0 0\nvp 2 0 0\nvt 1 0\nvp 1 1 0\nvt 0 1\nfm 0 1 2\n";
+    write_bytes(dir / "m.iqe", std::vector<uint8_t>(iqe.begin(), iqe.end()));
+    auto r = run_cli({"view", (dir / "m.iqe").string(), "-o", (dir / "m.html").string()});
+    if (r.exit_code == 3) GTEST_SKIP() << r.err;
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("b1.png is not an image"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("skin.tga is not an image"), std::string::npos) << r.err;
+    const std::string html = text_of(dir / "m.html");
+    EXPECT_EQ(html.find(not_image), std::string::npos);
+    auto glb = unbase64(page_data(html)["model"].get<std::string>());
+    auto back = load_bytes(glb, "embedded.glb");
+    ASSERT_TRUE(back) << back.error().to_string();
+    EXPECT_TRUE(back->images.empty());
+    EXPECT_EQ(back->meshes.size(), 2u);
+}
+
 TEST(ViewCli, ErrorsLeaveFilesAlone) {
     const fs::path dir = files_dir();
     ASSERT_EQ(run_cli({"sample", "-o", (dir / "s.iqm").string()}).exit_code, 0);

@@ -137,12 +137,22 @@ TEST_F(Images, BadImagesAreErrorsNamingTheFileNotCrashes) {
     ImageOptions o;
     o.convert = true;
     o.search_dir = src.string();
-    for (const char* name : {"junk.tga", "huge.tga"}) {
+    {
         Warnings w;
-        auto r = resolve_images(scene_with_textures({name}), (dir / "m.glb").string(), o, w);
-        ASSERT_FALSE(r) << name;
-        EXPECT_NE(r.error().path.find(name), std::string::npos);
-        EXPECT_NE(r.error().to_string().find(name), std::string::npos) << r.error().to_string();
+        auto r = resolve_images(scene_with_textures({"huge.tga"}), (dir / "m.glb").string(), o, w);
+        ASSERT_FALSE(r);
+        EXPECT_NE(r.error().path.find("huge.tga"), std::string::npos);
+        EXPECT_NE(r.error().to_string().find("huge.tga"), std::string::npos) << r.error().to_string();
+    }
+    {
+        // No image at all: left out with a warning, converted or not (docs/cli.md "Inputs").
+        Warnings w;
+        auto r = resolve_images(scene_with_textures({"junk.tga"}), (dir / "m.glb").string(), o, w);
+        ASSERT_TRUE(r) << r.error().to_string();
+        ASSERT_EQ(r->size(), 1u);
+        EXPECT_TRUE((*r)[0].bytes.empty());
+        EXPECT_TRUE((*r)[0].uri.empty());
+        EXPECT_TRUE(w.has(WarningCode::TextureNotFound));
     }
     Warnings w;  // stb reads a truncated TGA as far as it goes: either way, no crash
     (void)resolve_images(scene_with_textures({"cut.tga"}), (dir / "m.glb").string(), o, w);

@@ -16,6 +16,7 @@ struct RenderArgs {
     std::optional<std::string> size;
     std::optional<float> yaw, pitch, time;
     uint32_t frames = 6;
+    std::optional<uint64_t> texture_budget;  // MiB
     bool wireframe = false, skeleton = false, no_textures = false, force = false, sheet = false;
     LoadFlags load;
 };
@@ -43,6 +44,9 @@ bool parse_colour(std::string text, std::array<uint8_t, 4>& rgba) {
     return true;
 }
 
+// --texture-budget's ceiling: 64 GiB of decoded textures, more than the machine would hold.
+constexpr uint64_t max_texture_budget_mib = 64 << 10;
+
 int run_render(const RenderArgs& a) {
     RenderOptions options;
     // A sheet's --size is each cell's; its cells are smaller by default.
@@ -52,7 +56,15 @@ int run_render(const RenderArgs& a) {
     if (a.sheet && a.time)
         return fail(usage_error("--time has no meaning with --sheet: its cells are evenly spaced over each animation (--frames)"), exit_usage,
                     false);
+    if (a.time && a.anim.empty())
+        return fail(usage_error("--time needs --anim: it is seconds into that animation, and the bind pose has no time"), exit_usage,
+                    false);
     if (!a.sheet && a.frames != 6) return fail(usage_error("--frames is for --sheet"), exit_usage, false);
+    if (a.texture_budget && *a.texture_budget > max_texture_budget_mib)
+        return fail(usage_error(fmt::format("--texture-budget {}: must be 0 to {} (MiB)", *a.texture_budget, max_texture_budget_mib)),
+                    exit_usage, false);
+    if (a.no_textures && a.texture_budget) return fail(usage_error("--texture-budget has no meaning with --no-textures"), exit_usage, false);
+    if (a.texture_budget) options.max_texture_bytes = *a.texture_budget << 20;
     if (a.frames == 0 || a.frames > 64)
         return fail(usage_error(fmt::format("--frames {}: must be 1 to 64", a.frames)), exit_usage, false);
     if (!parse_colour(a.background, options.background))
@@ -97,7 +109,7 @@ int run_render(const RenderArgs& a) {
         images.model_path = a.inputs.front();
         images.allow_outside = a.load.allow_outside;
         images.on_read = compile_options.load.on_read;
-        auto textures = load_render_textures(*scene, images, warnings);
+        auto textures = load_render_textures(*scene, images, options.max_texture_bytes, warnings);
         if (!textures) return fail(textures.error(), read_exit_code(textures.error()), false);
         options.textures = std::move(*textures);
     }
@@ -108,7 +120,10 @@ int run_render(const RenderArgs& a) {
         options.animation = -1;
         sheet.cell = std::move(options);
         sheet.frames = a.frames;
-        image = render_sheet(*scene, sheet);
+        Warnings sheet_warnings;
+        image = render_sheet(*scene, sheet, &sheet_warnings);
+        sheet_warnings.set_path(a.inputs.front());
+        for (auto& w : sheet_warnings.items) warnings.add_warning(w);
     } else {
         image = render(*scene, options);
     }
@@ -129,7 +144,7 @@ Verb add_render(CLI::App& app) {
         ->required();
     sub->add_option("-o,--output", a->output, "The PNG to write")->required();
     sub->add_option("--anim", a->anim, "Draw this animation's pose (by name) instead of the bind pose; with --sheet, its row only");
-    sub->add_option("--time", a->time, "Seconds into --anim (clamped to its keys; default 0)");
+    sub->add_option("--time", a->time, "Seconds into --anim (clamped to its keys; default 0); needs --anim");
     sub->add_flag("--sheet", a->sheet, "A contact sheet: a row of evenly spaced poses per animation, labelled with its name and times");
     sub->add_option("--frames", a->frames, "Poses per row of --sheet, its start to its end (default 6, at most 64)");
     sub->add_option("--view", a->view, "front, side, top, iso or three-quarter (the default)");
@@ -140,6 +155,9 @@ Verb add_render(CLI::App& app) {
     sub->add_flag("--wireframe", a->wireframe, "Draw triangle edges over the shading");
     sub->add_flag("--skeleton", a->skeleton, "Draw bones and joints over the model");
     sub->add_flag("--no-textures", a->no_textures, "Material colours only: no texture is looked for");
+    sub->add_option("--texture-budget", a->texture_budget,
+                    "MiB of decoded texture pixels (RGBA) at most, all textures together (default 256); a texture past it is drawn "
+                    "without, with a warning");
     sub->add_flag("--force", a->force, "Replace a read-only output");
     a->load.add_to(sub);
     return {sub, [a]() { return run_render(*a); }};
