@@ -258,6 +258,34 @@ TEST_F(Confinement, NonImageTextureIsNeitherEmbeddedNorReferenced) {
     EXPECT_FALSE(leaks(out, bytes_of("RIGPORT_NOT_AN_IMAGE")));
 }
 
+// An OBJ's .mtl is a side file that only adds materials: one outside the model's folder is never
+// read, and the model converts without its materials, with a part-missing warning that says the
+// same whether or not the file is there (docs/obj.md "Materials", docs/cli.md "Confinement").
+TEST_F(Confinement, ObjMtlOutsideIsNotReadAndTheGeometryConverts) {
+    write_text(dir / "secret.mtl", "newmtl skin\nKd 0.1 0.2 0.3\nmap_Kd RIGPORT_SECRET_TEXTURE.png\n");
+    const std::string obj = "mtllib ../secret.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl skin\nf 1 2 3\n";
+    write_text(model / "model.obj", obj);
+    const std::string in = (model / "model.obj").string();
+    auto r = convert({in}, out / "m.gltf");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("part-missing"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("outside"), std::string::npos) << r.err;
+    EXPECT_FALSE(leaks(out, bytes_of("RIGPORT_SECRET_TEXTURE")));
+    // Whether the outside file exists is not told.
+    fs::remove(dir / "secret.mtl");
+    auto missing = convert({in}, out / "m2.gltf");
+    ASSERT_EQ(missing.exit_code, 0) << missing.err;
+    std::string a = r.err, b = missing.err;
+    for (std::string* t : {&a, &b})
+        if (auto at = t->find("m2.gltf"); at != std::string::npos) t->replace(at, 7, "m.gltf");
+    EXPECT_EQ(a, b);
+    // --allow-outside reads it.
+    write_text(dir / "secret.mtl", "newmtl skin\nKd 0.1 0.2 0.3\nmap_Kd RIGPORT_SECRET_TEXTURE.png\n");
+    auto allowed = convert({in}, out / "m3.gltf", {"--allow-outside"});
+    ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
+    EXPECT_TRUE(leaks(out, bytes_of("RIGPORT_SECRET_TEXTURE")));
+}
+
 // ---- Cal3D .cfg members and .xrf maps --------------------------------------------------------
 
 TEST_F(Confinement, CfgEntriesLeadingOutAreRefusedNamingTheLine) {

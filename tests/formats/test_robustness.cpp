@@ -37,7 +37,7 @@ struct Traits {
     bool error_has_place = false;      // every Error names a byte offset or a line
     bool cut_never_loads = false;      // the header or the record sizes pin the file size exactly
     bool cut_never_detected = false;   // detect() checks the exact size too
-    bool writers_must_accept = false;  // whatever the reader accepts, the IQM and GLB writers take
+    bool writers_must_accept = false;  // whatever the reader accepts, the GLB writer takes, and the IQM writer within its frame budget
 };
 
 Traits traits(const FormatInfo& f) {
@@ -329,7 +329,11 @@ private:
             auto out = save_output(scene, name, so);
             if (!out) {
                 EXPECT_FALSE(out.error().message.empty()) << what;
-                if (traits_.writers_must_accept) ADD_FAILURE() << what << ": cannot write " << target << ": " << out.error().to_string();
+                // A clip whose keys lie far apart is kept as keys by the reader; only a
+                // frame-based writer, which would sample it, refuses it (LimitExceeded).
+                const bool frame_budget = target != "glb" && out.error().code == ErrorCode::LimitExceeded;
+                if (traits_.writers_must_accept && !frame_budget)
+                    ADD_FAILURE() << what << ": cannot write " << target << ": " << out.error().to_string();
                 continue;
             }
             if (!out->side_files.empty()) continue;  // a .cfg and its members: not one file
