@@ -168,16 +168,21 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
         }
         const auto tried = candidates(uri, options.search_dir);
         // Confinement first, whether or not the file exists: nothing about a file outside the
-        // root (not even whether it is there) reaches the output.
+        // root (not even whether it is there) reaches the output. A texture only adds a picture
+        // to a material, so one leading outside is left out with a warning, never read; the
+        // model converts (docs/cli.md "Confinement").
         const std::string root = options.root.empty() ? (options.search_dir.empty() ? std::string(".") : options.search_dir) : options.root;
-        auto outside = [&](const fs::path& p) -> std::optional<Error> {
+        auto outside = [&](const fs::path& p) {
             auto resolved = detail::confine(p.string(), root, options.allow_outside);
-            if (resolved) return std::nullopt;
-            Error e = resolved.error();
-            e.message = fmt::format("texture '{}' of material '{}': {}", uri, material_of(scene, uri), e.message);
-            return e;
+            if (resolved) return false;
+            warnings.add(WarningCode::TextureNotFound,
+                         fmt::format("texture '{}' of material '{}': {}; its material is written without it",
+                                     uri, material_of(scene, uri), resolved.error().message),
+                         std::nullopt, options.model_path);
+            out.push_back(image);
+            return true;
         };
-        if (auto e = outside(tried.front())) return *e;
+        if (outside(tried.front())) continue;
         auto found = std::find_if(tried.begin(), tried.end(), [](const fs::path& p) {
             std::error_code ec;
             return fs::is_regular_file(p, ec);
@@ -190,7 +195,7 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
             out.push_back(image);
             continue;
         }
-        if (auto e = outside(*found)) return *e;  // "tex" found as "tex.png", a link leading out
+        if (outside(*found)) continue;  // "tex" found as "tex.png", a link leading out
         auto bytes = read_file(found->string(), options.max_file_bytes);
         if (!bytes) return bytes.error();
         if (options.on_read) options.on_read(found->string());

@@ -169,7 +169,7 @@ private:
                         scene_.warnings.add(WarningCode::Ignored,
                                             fmt::format("skin cluster '{}' of geometry '{}' follows no bone in the file; its {} "
                                                         "influences are left out, the rest of the skin is kept",
-                                                        objects_[c].name, objects_[g].name, points.size()));
+                                                        detail::excerpt(objects_[c].name), detail::excerpt(objects_[g].name), points.size()));
                         continue;
                     }
                     const Node* indexes = node.child("Indexes");
@@ -315,7 +315,7 @@ private:
                         scene_.warnings.add(WarningCode::Interpreted,
                                             fmt::format("blend shape channel '{}': FullWeights are not {} rising percents; its shapes are "
                                                         "reached at evenly spaced percents",
-                                                        objects_[ch].name, shapes.size()));
+                                                        detail::excerpt(objects_[ch].name), shapes.size()));
                     full.clear();
                     for (size_t i = 0; i < shapes.size(); ++i) full.push_back(100.0 * double(i + 1) / double(shapes.size()));
                 }
@@ -338,7 +338,7 @@ private:
                         scene_.warnings.add(WarningCode::Ignored,
                                             fmt::format("blend shape '{}' of channel '{}': its Indexes and Vertices are not two readable "
                                                         "arrays; the shape is left out",
-                                                        objects_[shapes[i]].name, objects_[ch].name));
+                                                        detail::excerpt(objects_[shapes[i]].name), detail::excerpt(objects_[ch].name)));
                         continue;
                     }
                     if (const Node* normals = shape.child("Normals")) (void)normals->numbers_of(in.normals);
