@@ -467,3 +467,37 @@ TEST(FbxRead, ARepeatedIdKeepsTheFirstObjectAndWarns) {
     EXPECT_TRUE(warned);
 }
 
+// Dual-quaternion skinning (SkinningType DualQuaternion, or Blend with per-point BlendWeights)
+// has no place in rigport's formats: the points are skinned linearly and a warning counts them.
+TEST(FbxRead, DualQuaternionSkinningIsCountedInAWarning) {
+    const std::string skin = "\tDeformer: 700, \"Deformer::Skin\", \"Skin\" {\n\t\tVersion: 101\n";
+    struct Case {
+        std::string extra;
+        std::string words;  // empty: no warning
+    };
+    const Case cases[] = {
+        {"\t\tSkinningType: \"Linear\"\n", ""},
+        {"\t\tSkinningType: \"DualQuaternion\"\n", "SkinningType DualQuaternion asks dual-quaternion skinning of 4 control points"},
+        {"\t\tSkinningType: \"Blend\"\n\t\tIndexes: *3 {\n\t\t\ta: 0,1,2\n\t\t}\n\t\tBlendWeights: *3 {\n\t\t\ta: 0.5,0,1\n\t\t}\n",
+         "SkinningType Blend asks dual-quaternion skinning of 2 control points"},
+    };
+    for (auto& c : cases) {
+        std::string text = fbx_skinned_quad_ascii();
+        const auto at = text.find(skin);
+        ASSERT_NE(at, std::string::npos);
+        text.insert(at + skin.size(), c.extra);
+        auto s = load_bytes(std::vector<uint8_t>(text.begin(), text.end()), "quad.fbx");
+        ASSERT_TRUE(s) << s.error().to_string();
+        expect_skinned_quad(*s);
+        bool warned = false;
+        for (auto& w : s->warnings.items) warned |= w.message.find("dual-quaternion") != std::string::npos;
+        if (c.words.empty()) {
+            EXPECT_FALSE(warned) << c.extra;
+        } else {
+            bool exact = false;
+            for (auto& w : s->warnings.items) exact |= w.code == WarningCode::DroppedData && w.message.find(c.words) != std::string::npos;
+            EXPECT_TRUE(exact) << c.words;
+        }
+    }
+}
+

@@ -144,6 +144,40 @@ private:
         return true;
     }
 
+    // A Skin's SkinningType (docs/fbx.md §2.4): Linear and Rigid are what rigport does;
+    // DualQuaternion asks it of every control point, Blend of those whose BlendWeights (by
+    // Indexes) are above 0. No format rigport writes holds dual-quaternion skinning: those points
+    // are skinned linearly, and a warning counts them.
+    void warn_dual_quaternion(const Node& skin, uint32_t g) {
+        const Node* type = skin.child("SkinningType");
+        if (!type || type->properties.empty()) return;
+        const std::string_view method = type->properties[0].text;
+        if (method != "DualQuaternion" && method != "Blend") return;
+        uint64_t points = 0;
+        if (method == "DualQuaternion") {
+            std::vector<double> vertices;
+            if (const Node* v = objects_[g].node->child("Vertices")) (void)v->numbers_of(vertices);
+            points = vertices.size() / 3;
+        } else {
+            std::vector<int64_t> indexes;
+            std::vector<double> weights;
+            const Node* i = skin.child("Indexes");
+            const Node* w = skin.child("BlendWeights");
+            if (i && w && i->integers_of(indexes) && w->numbers_of(weights)) {
+                std::vector<int64_t> blended;
+                for (size_t k = 0; k < std::min(indexes.size(), weights.size()); ++k)
+                    if (weights[k] > 0) blended.push_back(indexes[k]);
+                std::sort(blended.begin(), blended.end());
+                points = uint64_t(std::unique(blended.begin(), blended.end()) - blended.begin());
+            }
+        }
+        if (points == 0) return;
+        scene_.warnings.add(WarningCode::DroppedData,
+                            fmt::format("skin of geometry '{}': SkinningType {} asks dual-quaternion skinning of {} control points; rigport "
+                                        "and the formats it writes skin linearly, so they are skinned linearly",
+                                        detail::excerpt(objects_[g].name), method, points));
+    }
+
     // Skin deformers by geometry: clusters with the bone they follow, the control points they
     // move and the bind matrices (Transform: the mesh at bind time; TransformLink: the bone's).
     bool read_skins() {
@@ -152,6 +186,7 @@ private:
             for (uint32_t d : objects_.children_of(g, "Deformer")) {
                 if (objects_[d].subclass != "Skin") continue;
                 Skin& skin = skins_[g];
+                warn_dual_quaternion(*objects_[d].node, g);
                 for (uint32_t c : objects_.children_of(d, "Deformer")) {
                     if (objects_[c].subclass != "Cluster") continue;
                     const Node& node = *objects_[c].node;
