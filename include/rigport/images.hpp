@@ -25,8 +25,9 @@ struct ImageOptions {
     // The model whose materials name the textures: the file its warnings name (Warning::path).
     std::string model_path;
     // Confinement, as LoadOptions: a texture is read only from root and below (empty = search_dir)
-    // after resolving '..' and symlinks. A texture leading outside is an error naming it (the
-    // material's URI and where it resolves to) unless allow_outside (the CLI's --allow-outside).
+    // after resolving '..' and symlinks. A texture leading outside is left out with a warning
+    // naming it (the material's URI and where it resolves to) unless allow_outside (the CLI's
+    // --allow-outside).
     std::string root;
     bool allow_outside = false;
     // Told the path of every texture file read.
@@ -38,8 +39,9 @@ struct ImageOptions {
 // One GltfImage per distinct texture URI of the scene's materials, to put in
 // SaveOptions::gltf.images for a glTF written to output_path. A texture that is not found gets
 // an entry without image (a reference to a missing file is invalid glTF) and a TextureNotFound
-// warning, as does a file that is no image at all (its path is never written into the output);
-// a texture that cannot be converted, or that lies outside the root, is an error naming it.
+// warning, as do a file that is no image at all (its path is never written into the output), a
+// texture that lies outside the root (never read, whether or not it exists) and a web address;
+// a texture too large to convert, or that cannot be read, is an error naming it.
 // Maps whose image the scene holds (Scene::images) are not looked for on disk: the writers write
 // those images themselves (GltfOptions::embedded_images; beside other formats' outputs).
 Expected<std::vector<GltfImage>> resolve_images(const Scene& scene, const std::string& output_path,

@@ -105,8 +105,8 @@ Expected<RenderImage> render_sheet(const Scene& scene, const SheetOptions& optio
 // (`b.png`, `./b.png`, `sub/../b.png`: the path resolved as confinement resolves it), each
 // embedded image once. A texture that is missing, no image or cannot be decoded is a warning and
 // left out; so is one whose decoded RGBA would take the total past max_texture_bytes (the size
-// its header declares is checked first, so such an image is never decoded). Errors: a texture
-// outside the model's folder (confinement), a file that cannot be read.
+// its header declares is checked first, so such an image is never decoded), and so is a texture
+// leading outside the model's folder (confinement: never read). Errors: a file that cannot be read.
 struct TextureStats {
     uint32_t decoded = 0;         // images decoded
     uint64_t decoded_bytes = 0;   // their RGBA bytes, at most max_texture_bytes
