@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rigport/error.hpp"
@@ -17,6 +18,12 @@ namespace rigport {
 
 // "path: offset N: code: message", with " (xN)" when the warning was seen N > 1 times.
 std::string warning_text(const Warning& warning);
+
+// Text from a model (a name, a path, a message quoting it) as it may be printed on a terminal:
+// valid UTF-8 kept, control characters (C0, DEL, C1) and bytes that are not UTF-8 written as
+// \xNN (\n, \r, \t by name); at most max_bytes of it, then "..." (a character or escape is never
+// split). The readers' quotes and the CLI's messages use this one routine (docs/cli.md "Messages").
+std::string printable_text(std::string_view text, size_t max_bytes = std::string::npos);
 // {"code", "message", "path", "line", "column", "offset"} as compact JSON; the place fields the
 // error does not have are left out.
 std::string error_json(const Error& error);

@@ -1,6 +1,8 @@
 // Short, escaped quotes of input text for messages (core/excerpt.hpp).
 #include "core/excerpt.hpp"
 
+#include "rigport/report.hpp"
+
 #include <cstdint>
 
 namespace rigport::detail {
@@ -64,3 +66,9 @@ std::string excerpt(std::string_view text, size_t max) {
 }
 
 }  // namespace rigport::detail
+
+namespace rigport {
+
+std::string printable_text(std::string_view text, size_t max_bytes) { return detail::excerpt(text, max_bytes); }
+
+}  // namespace rigport

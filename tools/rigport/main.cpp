@@ -53,59 +53,9 @@ const FormatInfo* choose_output_format(const std::string& path, const std::strin
     return *f;
 }
 
-namespace {
+std::string printable(std::string_view text, size_t max_chars) { return printable_text(text, max_chars); }
 
-// The length of the valid UTF-8 sequence at s[i] (RFC 3629: no overlong forms, no surrogates,
-// nothing above U+10FFFF, and not U+0080..U+009F, the C1 controls some terminals obey), or 0.
-size_t utf8_length(std::string_view s, size_t i) {
-    const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char b0 = byte(i);
-    size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
-    if (b0 == 0xC2) n = 2, lo = 0xA0;
-    else if (b0 >= 0xC3 && b0 <= 0xDF) n = 2;
-    else if (b0 == 0xE0) n = 3, lo = 0xA0;
-    else if (b0 >= 0xE1 && b0 <= 0xEC) n = 3;
-    else if (b0 == 0xED) n = 3, hi = 0x9F;
-    else if (b0 >= 0xEE && b0 <= 0xEF) n = 3;
-    else if (b0 == 0xF0) n = 4, lo = 0x90;
-    else if (b0 >= 0xF1 && b0 <= 0xF3) n = 4;
-    else if (b0 == 0xF4) n = 4, hi = 0x8F;
-    else return 0;
-    if (i + n > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-    for (size_t k = 2; k < n; ++k)
-        if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-    return n;
-}
-
-}  // namespace
-
-std::string printable(std::string_view text, size_t max_chars) {
-    std::string out;
-    for (size_t i = 0; i < text.size();) {
-        if (out.size() >= max_chars) {
-            out += "...";
-            break;
-        }
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x20 && c < 0x7F) {
-            out += static_cast<char>(c);
-            ++i;
-        } else if (const size_t n = c >= 0x80 ? utf8_length(text, i) : 0; n > 0) {
-            out.append(text.substr(i, n));
-            i += n;
-        } else {
-            if (c == '\n') out += "\\n";
-            else if (c == '\r') out += "\\r";
-            else if (c == '\t') out += "\\t";
-            else out += fmt::format("\\x{:02x}", c);
-            ++i;
-        }
-    }
-    return out;
-}
-
-std::string terminal_text(std::string_view text) { return printable(text, std::string::npos); }
+std::string terminal_text(std::string_view text) { return printable_text(text); }
 
 }  // namespace rigport::cli
 
