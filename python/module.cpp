@@ -82,10 +82,19 @@ SceneRef load_py(const py::object& source, std::optional<std::string> name, bool
     return SceneRef{std::make_shared<Scene>(value_or_raise(std::move(scene)))};
 }
 
-std::vector<std::string> save_py(const SceneRef& scene, const py::object& path, std::optional<std::string> format, bool force) {
+// unit= as `rigport convert --unit` takes it (docs/units.md): checked before anything is read.
+std::string unit_keyword(const std::optional<std::string>& unit) {
+    if (!unit) return {};
+    if (*unit != "keep" && !unit_metres(*unit)) throw py::value_error("unit '" + *unit + "': expected keep or a unit (" + unit_names() + ")");
+    return *unit;
+}
+
+std::vector<std::string> save_py(const SceneRef& scene, const py::object& path, std::optional<std::string> format, bool force,
+                                 std::optional<std::string> unit) {
     const std::string out = fspath(path);
     SaveOptions save_options;
     if (format) save_options.format = *format;
+    save_options.unit = unit_keyword(unit);
     WriteOptions write_options;
     write_options.force = force;
     Status written = Ok{};
@@ -119,7 +128,7 @@ std::optional<Vec3> vec3(const std::optional<std::vector<float>>& v, const char*
 ConvertOptions convert_options(const py::kwargs& kw) {
     static const std::vector<std::string> known = {"format", "scale", "rotate", "meshtrans", "force_joints", "axis", "loop_key",
                                                    "images", "convert_images", "fix_normals", "clip_end", "cal3d_dialect",
-                                                   "cal3d_binary", "threads", "allow_outside", "allow_missing", "force"};
+                                                   "cal3d_binary", "threads", "allow_outside", "allow_missing", "force", "unit"};
     for (auto item : kw) {
         const std::string key = item.first.cast<std::string>();
         if (std::find(known.begin(), known.end(), key) == known.end()) throw py::type_error("convert() got an unexpected keyword argument '" + key + "'");
@@ -143,6 +152,7 @@ ConvertOptions convert_options(const py::kwargs& kw) {
     if (axis != "bake" && axis != "root") throw py::value_error("axis '" + axis + "': expected bake or root");
     o.axis = axis == "root" ? GltfOptions::AxisMode::Root : GltfOptions::AxisMode::Bake;
     o.loop_key = get("loop_key", false);
+    o.unit = unit_keyword(get("unit", std::optional<std::string>{}));
     const std::string images = get("images", std::string("auto"));
     if (images == "auto") o.images.mode = ImageOptions::Mode::Auto;
     else if (images == "reference") o.images.mode = ImageOptions::Mode::Reference;
@@ -250,11 +260,13 @@ PYBIND11_MODULE(rigport, m) {
           "Load a model: a path, a list of paths (one model, as `rigport convert` merges them), or bytes with name= (the file name "
           "that picks the format). Returns a Scene; raises rigport.Error.");
     m.def("save", &save_py, py::arg("scene"), py::arg("path"), py::kw_only(), py::arg("format") = py::none(), py::arg("force") = false,
-          "Write a scene atomically (format from format= or the extension). Returns the writer's warnings (list of str).");
+          py::arg("unit") = py::none(),
+          "Write a scene atomically (format from format= or the extension; unit= as `rigport convert --unit`: None = the format's "
+          "own, metres for glTF and IQM). Returns the writer's warnings (list of str).");
     m.def("convert", &convert_py, py::arg("inputs"), py::arg("output"),
           "convert(inputs, output, *, format=None, scale=None, rotate=None, meshtrans=None, force_joints=False, axis='bake', "
           "loop_key=False, images='auto', convert_images=False, fix_normals=False, clip_end=None, cal3d_dialect='imvu', "
-          "cal3d_binary=False, threads=0, allow_outside=False, allow_missing=False, force=False) -> dict: what `rigport "
+          "cal3d_binary=False, threads=0, allow_outside=False, allow_missing=False, force=False, unit=None) -> dict: what `rigport "
           "convert INPUT... -o OUTPUT` does (the same bytes), returning its --json record.");
     m.def("info", &info_py, py::arg("source"), py::kw_only(), py::arg("allow_outside") = false, py::arg("allow_missing") = false,
           "The dict `rigport info --json` prints for a path or a list of paths.");

@@ -36,6 +36,7 @@ struct ConvertOptions {
     bool fix_normals = false;            // --fix-normals
     bool force = false;                  // --force
     GltfOptions::AxisMode axis = GltfOptions::AxisMode::Bake;
+    std::string unit;                    // --unit: SaveOptions::unit (docs/units.md)
     bool loop_key = false;
     ImageOptions images;                 // --images, --convert-images
     Cal3dOptions cal3d;                  // --cal3d-dialect, --cal3d-binary

@@ -49,6 +49,9 @@ struct FormatInfo {
     // The extension of this format's animation files, which go with the mesh file of the same
     // format beside them (MD5: ".md5anim" beside one ".md5mesh"); empty = none by name.
     std::string_view animation_extension;
+    // The unit of length the format defines, in metres (glTF 2.0 and IQM: 1, metres); 0 = the format
+    // does not say. save_output converts a scene to it unless SaveOptions::unit says otherwise.
+    double metres_per_unit = 0;
 };
 
 const std::vector<FormatInfo>& formats();

@@ -127,6 +127,11 @@ struct SaveOptions {
     GltfOptions gltf;
     Cal3dOptions cal3d;
     JoeOptions joe;
+    // The output's unit of length (docs/units.md). Empty: the format's own, metres for the formats
+    // that define one (glTF, IQM: FormatInfo::metres_per_unit) and the source's numbers for the rest;
+    // "keep": the source's numbers whatever the format; a unit name ("m", "cm", "inch" ...: see
+    // unit_metres in rigport/process.hpp): scaled from the source's unit (Meta::unit_scale) to it.
+    std::string unit;
     // Frame-based writers (IQM, IQE) sample every animation into frames of every joint: frames x
     // joints in all beyond this is refused (LimitExceeded) before sampling. 2^24 poses is ~90
     // minutes of a 100-joint skeleton at 30 fps; a few keys at huge times must not take gigabytes.

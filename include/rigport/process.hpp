@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "rigport/error.hpp"
@@ -41,6 +43,17 @@ struct TransformOptions {
     Vec3 meshtrans{0, 0, 0};
 };
 void apply_transform(Scene& scene, const TransformOptions& options);
+
+// ---- units of length (src/process/units.cpp, docs/units.md) --------------------------------
+// Metres in one unit named so ("m", "cm", "mm", "km", "inch" / "in", "ft", "yd", "mile" ...), or
+// nothing for a name it does not know.
+std::optional<double> unit_metres(std::string_view name);
+// The names unit_metres knows, for messages: "m, dm, cm, ...".
+std::string unit_names();
+// Scales the scene from its unit (meta.unit_scale metres per unit) to one of metres_per_unit, as
+// apply_transform's scale does (positions, morph deltas, joint and key translations), and records
+// the new unit. False (nothing changed) when the units are the same or either is not positive.
+bool convert_units(Scene& scene, double metres_per_unit);
 
 // ---- axis conversion (src/process/axis.cpp) -------------------------------------------------
 // Turns a Z-up scene Y-up with the exact proper rotation (x,y,z) -> (x,z,-y), -90 degrees about X

@@ -197,6 +197,10 @@ struct Animation {
     // The length the source states when it is not where the keys end (Cal3D DURATION, which may
     // run past the last key); 0 = none. Writers of such formats keep it; duration() is the keys'.
     float stated_duration = 0.0f;
+    // Where time 0 of this clip lies on the source's own timeline, in seconds: an FBX take is its
+    // window cut from the file's timeline (docs/fbx.md, "Takes"), and this is the window's start.
+    // 0 for other sources. Writers ignore it; it lines a clip up with the file it came from.
+    double source_start = 0.0;
     std::vector<JointTrack> tracks;
     std::vector<MorphWeightTrack> morph_tracks;
 

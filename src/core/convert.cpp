@@ -116,6 +116,7 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     save_options.threads = o.threads;
     save_options.warnings = &r.write_warnings;
     save_options.gltf.axis = o.axis;
+    save_options.unit = o.unit;
     save_options.gltf.loop_key = o.loop_key;
     save_options.gltf.embed_buffer = is_stdout_path(job.output);  // standard output carries one file
     save_options.joe.force = o.force;

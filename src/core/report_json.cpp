@@ -72,6 +72,7 @@ Json scene_json(const std::string& path, const Scene& scene) {
     j["path"] = path;
     j["format"] = scene.meta.source_format;
     j["version"] = scene.meta.source_version;
+    j["unit_scale"] = scene.meta.unit_scale;  // metres per unit (docs/units.md)
     j["vertices"] = scene.vertex_count();
     j["triangles"] = scene.triangle_count();
     j["joints"] = scene.skeleton.animation_only ? 0 : scene.skeleton.joints.size();

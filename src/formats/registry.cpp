@@ -35,16 +35,16 @@ Expected<Output> single_file(const Scene& scene, const std::string&, const SaveO
 
 const std::vector<FormatInfo>& formats() {
     static const std::vector<FormatInfo> list = {
-        FormatInfo{"iqm", "Inter-Quake Model (binary), v1 and v2", {".iqm"}, &iqm::detect, &iqm::read, &single_file<&iqm::write>, &iqm::validate, 4},
+        FormatInfo{"iqm", "Inter-Quake Model (binary), v1 and v2", {".iqm"}, &iqm::detect, &iqm::read, &single_file<&iqm::write>, &iqm::validate, 4, false, false, false, nullptr, nullptr, {}, 1.0},
         FormatInfo{"iqe", "Inter-Quake Export (text)", {".iqe"}, &iqe::detect, &iqe::read, &single_file<&iqe::write>, nullptr, 0, false, false, true},
         // Write: .glb -> binary container; anything else -> JSON with a <stem>.bin buffer. Read:
         // either container. Detected by the GLB header only: JSON is claimed by extension, never
         // by content (a .json file is not assumed to be glTF).
-        FormatInfo{"gltf", "glTF 2.0 (.gltf JSON + .bin, or .glb binary)", {".gltf", ".glb"}, &gltf::detect, &gltf::read, &gltf::write, nullptr, 0, false, true},
+        FormatInfo{"gltf", "glTF 2.0 (.gltf JSON + .bin, or .glb binary)", {".gltf", ".glb"}, &gltf::detect, &gltf::read, &gltf::write, nullptr, 0, false, true, false, nullptr, nullptr, {}, 1.0},
         // The same writer forced to GLB whatever the output is called (--format glb); reads either.
         // Its .glb says what it writes (the CLI's extension rule, batch's output names); by
         // extension a .glb is still found as "gltf", the entry above.
-        FormatInfo{"glb", "glTF 2.0 binary container (writes GLB whatever the extension)", {".glb"}, nullptr, &gltf::read, &gltf::write_glb, nullptr, 0, false, true},
+        FormatInfo{"glb", "glTF 2.0 binary container (writes GLB whatever the extension)", {".glb"}, nullptr, &gltf::read, &gltf::write_glb, nullptr, 0, false, true, false, nullptr, nullptr, {}, 1.0},
         // Cal3D: one entry per file type and encoding (formats/cal3d.md); binary by magic + version,
         // XML by its header or root element. Whole characters: the "cal3d" (.cfg) entry below.
         FormatInfo{"cal3d-csf", "Cal3D binary skeleton", {".csf"}, &cal3d::detect_csf, &cal3d::read_csf, &cal3d::write_csf, nullptr, 0, true},

@@ -2,13 +2,16 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "core/embedded_images.hpp"
+#include "core/excerpt.hpp"
 #include "core/finite.hpp"
 #include "core/xml_text.hpp"
 #include "core/guarded.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"
+#include "rigport/process.hpp"
 
 namespace rigport {
 
@@ -37,6 +40,8 @@ std::vector<OutputFile> embedded_image_files(const Scene& scene, std::string_vie
 
 }  // namespace
 
+static Expected<Output> save_scene(const Scene& scene, const std::string& path, const FormatInfo* f, const SaveOptions& options);
+
 static Expected<Output> save_output_unguarded(const Scene& scene, const std::string& path, const SaveOptions& options) {
     const FormatInfo* f = options.format.empty() ? find_format_by_extension(path) : find_format(options.format);
     if (!f)
@@ -45,6 +50,25 @@ static Expected<Output> save_output_unguarded(const Scene& scene, const std::str
                                                            : fmt::format("unknown format '{}'", options.format)),
                          path);
     if (!f->write) return with_path(make_error(ErrorCode::Unsupported, fmt::format("writing {} is not supported yet", f->name)), path);
+    // The output's unit (docs/units.md): the format's own (glTF and IQM are in metres), unless the
+    // caller keeps the source's numbers or names another. A scene that needs scaling is copied.
+    double target = f->metres_per_unit;
+    if (options.unit == "keep") target = 0;
+    else if (!options.unit.empty()) {
+        const auto metres = unit_metres(options.unit);
+        if (!metres)
+            return with_path(make_error(ErrorCode::InvalidArgument, fmt::format("unknown unit '{}' (expected keep, {})", detail::excerpt(options.unit), unit_names())), path);
+        target = *metres;
+    }
+    std::optional<Scene> scaled;
+    if (target > 0 && scene.meta.unit_scale > 0 && scene.meta.unit_scale != target) {
+        scaled = scene;
+        convert_units(*scaled, target);
+    }
+    return save_scene(scaled ? *scaled : scene, path, f, options);
+}
+
+static Expected<Output> save_scene(const Scene& scene, const std::string& path, const FormatInfo* f, const SaveOptions& options) {
     // Every writer is handed a scene that holds together (docs/python.md, "Editing a scene"):
     // indices in range, arrays sized to their vertices, offsets that cover the influences. A scene
     // built or edited by a caller (the Python module's NumPy views are writable) is checked here,

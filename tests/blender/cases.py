@@ -112,12 +112,44 @@ def corpus_obj(models, corpus, golden):
     roundtrip([corpus_path(corpus, "obj", "ufbx_ufbx__maya_cube.obj")], models, "cube_obj")
 
 
+def world_diagonal():
+    """The diagonal of the box around every mesh's vertices as bound, in world space (metres)."""
+    lo, hi = [float("inf")] * 3, [float("-inf")] * 3
+    for o in meshes():
+        for v in o.data.vertices:
+            p = o.matrix_world @ v.co
+            for k in range(3):
+                lo[k], hi[k] = min(lo[k], p[k]), max(hi[k], p[k])
+    return sum((hi[k] - lo[k]) ** 2 for k in range(3)) ** 0.5
+
+
+def fbx_size(path, label):
+    """An FBX imported through the add-on is the size Blender's own FBX importer gives it (both in
+    metres: the add-on's GLB is scaled from the file's unit, docs/units.md). Tolerance: 1e-4 of the
+    size, relative."""
+    reset_scene()
+    if not check(bpy.ops.import_scene.rigport(filepath=path) == {'FINISHED'}, f"{label}: add-on import"):
+        return
+    ours = world_diagonal()
+    reset_scene()
+    if not check(bpy.ops.import_scene.fbx(filepath=path) == {'FINISHED'}, f"{label}: Blender's FBX import"):
+        return
+    theirs = world_diagonal()
+    check(theirs > 0 and abs(ours - theirs) <= 1e-4 * theirs,
+          f"{label}: add-on size {ours:.6g} m, Blender's FBX importer {theirs:.6g} m")
+    print(f"[ note ] {label}: add-on {ours:.6g} m, Blender's FBX importer {theirs:.6g} m")
+
+
 def corpus_fbx(models, corpus, golden):
     # Blender's own FBX importer reads binary files only; through rigport ASCII 6.1 imports too.
     import_model([corpus_path(corpus, "fbx", "ufbx_ufbx__blender_279_sausage_6100_ascii.fbx")], models,
                  "sausage 6.1 ascii")
     roundtrip([corpus_path(corpus, "fbx", "ufbx_ufbx__maya_kenney_character_7700_binary.fbx")], models,
               "kenney", targets=TARGETS[:2])
+    # Centimetres (Maya), metres (Blender) and 3ds Max's unit: each at Blender's own importer's size.
+    for name in ("ufbx_ufbx__maya_kenney_character_7700_binary.fbx", "ufbx_ufbx__blender_293_barbarian_7400_binary.fbx",
+                 "ufbx_ufbx__max_transformed_skin_7500_binary.fbx"):
+        fbx_size(corpus_path(corpus, "fbx", name), name)
 
 
 CASES = {f.__name__: f for f in (sample, sample_formats, options, corpus_iqm, corpus_iqe, corpus_cal3d,

@@ -335,8 +335,10 @@ TEST(FbxLayers, MayaLayersFileCombinesItsLayers) {
     EXPECT_NEAR(end.scale[0], 7.0, 1e-4);
     EXPECT_NEAR(end.scale[1], 7.0, 1e-4);
     EXPECT_NEAR(end.scale[2], 11.0, 1e-4);
-    // At frame 1 layer Y weighs 0: only X's first keys add (0 translation, 0 rotation, scale 1).
-    const Transform first = sample_pose(s->skeleton, a, 1.0f / 24)[0];
+    // At frame 1, where the stack's window starts (the clip's 0), layer Y weighs 0: only X's first
+    // keys add (0 translation, 0 rotation, scale 1).
+    EXPECT_NEAR(a.source_start, 1.0 / 24, 1e-9);
+    const Transform first = sample_pose(s->skeleton, a, 0.0f)[0];
     for (int k = 0; k < 3; ++k) EXPECT_NEAR(first.translate[k], 0.0, 1e-3) << k;
     EXPECT_NEAR(first.scale[0], 2.0, 1e-4);
     // The cube's mesh follows it: rigidly bound to the joint.

@@ -108,13 +108,15 @@ TEST(FbxBlender, PosedPositionsAgreeWithBlendersImporter) {
         nlohmann::json request = nlohmann::json::array({{{"stack", nullptr}, {"time", 0}}});
         std::vector<std::pair<int, float>> asked = {{-1, 0.0f}};
         for (size_t a = 0; a < scene->animations.size(); ++a) {
+            // Blender keeps the file's times; rigport's clip starts at its window's start.
+            const double start = scene->animations[a].source_start;
             std::vector<float> times;
             for (auto& t : scene->animations[a].tracks) times.insert(times.end(), t.times.begin(), t.times.end());
             std::sort(times.begin(), times.end());
             times.erase(std::unique(times.begin(), times.end()), times.end());
             if (times.size() < 2) continue;
             for (float t : {times.front(), times[times.size() / 2], times.back()}) {
-                request.push_back({{"stack", scene->animations[a].name}, {"time", t}});
+                request.push_back({{"stack", scene->animations[a].name}, {"time", start + t}});
                 asked.push_back({int(a), t});
             }
         }

@@ -14,6 +14,7 @@
 #include "rigport/anim.hpp"
 #include "rigport/compile.hpp"
 #include "rigport/formats.hpp"
+#include "rigport/process.hpp"
 #include "rigport/sample.hpp"
 #include "test_support.hpp"
 
@@ -219,7 +220,8 @@ TEST_P(GltfCorpus, ThreeSkinningMatchesSource) {
     RIGPORT_REQUIRE_JS();
     const fs::path dir = temp_dir();
     const fs::path source = source_path(m, dir);
-    const Scene scene = compile_like_convert(source, animation_paths(m));
+    Scene scene = compile_like_convert(source, animation_paths(m));
+    convert_units(scene, 1.0);  // a GLB is in metres: an FBX in centimetres is scaled on the way (docs/units.md)
     if (scene.meshes.empty()) {
         std::cout << "[ note     ] " << m.file << " has no mesh (animation only): skinning comparison skipped\n";
         GTEST_SKIP() << m.file << " has no mesh: nothing to skin";

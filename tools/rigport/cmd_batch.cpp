@@ -40,6 +40,7 @@ struct BatchArgs {
     bool quiet = false;
     std::string ninja;  // --ninja FILE: write a build file instead of converting
     bool follow_links = false;  // --follow-links: symbolic links out of an INPUT folder are followed
+    std::string unit;           // --unit: as convert's (docs/units.md); empty = the format's own
 };
 
 // One model: a file, or a .cfg with its members.
@@ -482,23 +483,25 @@ int write_ninja(const BatchArgs& a, const FormatInfo& format, const Plan& plan) 
         if (st) st = ninja_line_safe(m.output, "the output");
         if (!st) return fail(st.error(), exit_usage, false);
     }
-    // The command line passes the format by its registry name: letters and digits only.
+    // The command line passes the format by its registry name: letters and digits only; the unit
+    // likewise (checked against the known names before anything is planned).
+    const std::string unit_arg = a.unit.empty() ? "" : " --unit " + a.unit;
     std::string text = fmt::format(
         "# Written by `rigport batch --ninja`: `ninja -f FILE` converts the models whose files changed.\n"
         "ninja_required_version = 1.5\n"
         "rigport = {}\n"
         "rigport_pipe = |\n\n"
         "rule convert\n"
-        "  command = $rigport convert $input -o $output --format {} --ninja-deps -q\n"
+        "  command = $rigport convert $input -o $output --format {}{} --ninja-deps -q\n"
         "  deps = msvc\n"
         "  msvc_deps_prefix = {}\n"
         "  description = rigport $in -> $out\n\n"
         "rule convert_depfile\n"
-        "  command = $rigport convert $input -o $output --format {} --depfile $output.d -q\n"
+        "  command = $rigport convert $input -o $output --format {}{} --depfile $output.d -q\n"
         "  depfile = $out.d\n"
         "  deps = gcc\n"
         "  description = rigport $in -> $out\n\n",
-        ninja_shell_quoted(self.string()), format.name, ninja_deps_prefix, format.name);
+        ninja_shell_quoted(self.string()), format.name, unit_arg, ninja_deps_prefix, format.name, unit_arg);
     size_t edges = 0;
     for (auto& m : plan.models) {
         if (m.refused) {
@@ -556,6 +559,8 @@ int run_batch(const BatchArgs& a) {
     if (!format->write) return fail(make_error(ErrorCode::Unsupported, fmt::format("writing {} is not supported yet", format->name)), exit_unsupported, false);
     if (format->extensions.empty())
         return fail(usage_error(fmt::format("--format {} has no file extension to name the outputs with", format->name)), exit_usage, false);
+    if (!a.unit.empty() && a.unit != "keep" && !unit_metres(a.unit))
+        return fail(usage_error(fmt::format("--unit '{}': expected keep or a unit ({})", printable(a.unit), unit_names())), exit_usage, false);
     std::error_code ec;
     const fs::path out_dir = a.out_dir;
     if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
@@ -581,6 +586,7 @@ int run_batch(const BatchArgs& a) {
     // Each model exactly as `rigport convert MODEL -o OUT --format FMT` converts it.
     ModelOptions options;
     options.format = format;
+    options.unit = a.unit;
     Claims claims(plan, a.report);
     Progress progress(plan.models.size(), a.quiet);
     for (auto& n : plan.notes) progress.note(n);
@@ -715,6 +721,7 @@ Verb add_batch(CLI::App& app) {
     sub->add_option("--ninja", args->ninja,
                     "Write a Ninja build file with one edge per model (rigport convert --ninja-deps, which Ninja records for any file name but one with a line break) instead of converting: "
                     "`ninja -f FILE` then rebuilds only the models whose files changed");
+    sub->add_option("--unit", args->unit, "Output unit, as convert's --unit: keep, or m, cm, inch ...; default: the format's own (metres for glTF and IQM)");
     sub->add_flag("--follow-links", args->follow_links,
                   "Follow symbolic links (to files and folders) that lead out of an INPUT folder; by default they are skipped with a note");
     return {sub, [args]() { return run_batch(*args); }};

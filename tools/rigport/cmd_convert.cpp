@@ -26,6 +26,7 @@ struct ConvertArgs {
     bool force_joints = false;
     bool verbose = false;
     std::string axis = "bake";  // glTF: bake | root
+    std::string unit;           // --unit: keep | a unit name; empty = the output format's own (docs/units.md)
     bool loop_key = false;      // glTF: key 0 again at the end of looping animations
     std::string images = "auto";  // glTF: auto | reference | embed | none
     bool convert_images = false;  // glTF: TGA and other non-core images -> embedded PNG
@@ -139,6 +140,9 @@ Expected<ModelOptions> model_options(const ConvertArgs& a) {
         o.transform.meshtrans = *v;
     }
     if (a.axis != "bake" && a.axis != "root") return usage_error(fmt::format("--axis '{}': expected bake or root", a.axis));
+    if (!a.unit.empty() && a.unit != "keep" && !unit_metres(a.unit))
+        return usage_error(fmt::format("--unit '{}': expected keep or a unit ({})", printable(a.unit), unit_names()));
+    o.unit = a.unit;
     o.axis = a.axis == "root" ? GltfOptions::AxisMode::Root : GltfOptions::AxisMode::Bake;
     if (a.images == "auto") o.images.mode = ImageOptions::Mode::Auto;
     else if (a.images == "reference") o.images.mode = ImageOptions::Mode::Reference;
@@ -260,6 +264,9 @@ Verb add_convert(CLI::App& app) {
     sub->add_option("-r,--rotate", args->rotate, "Rotate by Euler angles X,Y,Z in degrees (geometry and root joints)");
     sub->add_option("-t,--meshtrans", args->meshtrans, "Translate the mesh only (not the skeleton) by X,Y,Z, or by Z alone");
     sub->add_flag("-j,--forcejoints", args->force_joints, "Write joints with names even without a mesh");
+    sub->add_option("--unit", args->unit,
+                    "Output unit: keep (the source's numbers), or m, cm, mm, inch, ft ...; default: metres for glTF and IQM "
+                    "(the source's unit as the file states it, e.g. FBX centimetres), the source's numbers for other formats");
     sub->add_option("--axis", args->axis, "glTF: bake (default) turns Z-up data Y-up; root keeps it under a rotated axis node");
     sub->add_flag("--loop-key", args->loop_key, "glTF: append key 0 at the end of looping animations (frame N at N/fps)");
     sub->add_option("--images", args->images,

@@ -49,6 +49,8 @@ void print_joint_tree(const Scene& scene) {
 void print_text(const std::string& path, const Scene& scene) {
     const Meta& meta = scene.meta;
     fmt::print("{}: {} version {}\n", path, meta.source_format, meta.source_version);
+    // The unit, where the file says it is not metres (FBX: UnitScaleFactor; docs/units.md).
+    if (meta.unit_scale != 1.0f) fmt::print("unit: {:g} m (glTF and IQM outputs are scaled to metres)\n", meta.unit_scale);
     fmt::print("meshes: {} ({} vertices, {} triangles)\n", scene.meshes.size(), scene.vertex_count(), scene.triangle_count());
     for (auto& m : scene.meshes)
         fmt::print("  {:<24} material {:<24} {:>7} vertices {:>7} triangles\n", fmt::format("'{}'", printable(m.name, 60)),

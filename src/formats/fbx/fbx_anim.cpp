@@ -76,19 +76,25 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
             ++empty_stacks;
             continue;
         }
-        // Times stay the file's own (as Blender's and ufbx's readers keep them), from 0: a
-        // joint's samples are the keys that move it from the take's start (LocalStart /
-        // LocalTime, at least 0) on, keys after the take's stop included (Blender 2.79's 6.1
-        // files stop a frame early), and the take's start and stop themselves.
+        // A take is one clip: its window (docs/fbx.md, "Takes") cut from the file's timeline and
+        // moved to start at 0, as the FBX SDK and ufbx give a stack's time span. A take without a
+        // window of its own, or with an empty one, spans its keys. A joint's samples are the keys
+        // that move it inside the window, and the window's start and stop themselves (the pose
+        // there, between keys or held from the nearest one).
         std::sort(times.begin(), times.end());
         times.erase(std::unique(times.begin(), times.end()), times.end());
-        const int64_t start = std::max<int64_t>(0, take.start.value_or(times.front()));
-        const int64_t stop = std::max(take.stop.value_or(times.back()), times.back());
-        // The take's frame: its start and stop (and the file's stop within them), and with
-        // LoadOptions::resample_curves every 1/resample_rate s (on ticks, so times stay exact).
+        const bool own_window = take.start && take.stop && *take.stop > *take.start;
+        const int64_t start = own_window ? *take.start : times.front();
+        const int64_t stop = own_window ? *take.stop : times.back();
+        if (int64_t span = 0; __builtin_sub_overflow(stop, start, &span)) {  // times as read: any 64-bit values
+            error = make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': its time span from {} to {} ticks is out of range",
+                                                                     detail::excerpt(take.name), start, stop));
+            return false;
+        }
+        // The take's frame: its start and stop, and with LoadOptions::resample_curves every
+        // 1/resample_rate s (on ticks, so times stay exact).
         std::vector<int64_t> frame = {start};
         if (stop > start) frame.push_back(stop);
-        if (take.stop && *take.stop > start && *take.stop < stop) frame.push_back(*take.stop);
         if (options.resample_curves) {
             const double rate_hz = options.resample_rate;
             if (!(rate_hz > 0) || !std::isfinite(rate_hz)) {
@@ -213,6 +219,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
         Animation anim;
         anim.name = take.name;
         anim.frame_rate = rate;
+        anim.source_start = double(start) / ticks_per_second;
         for (size_t j = 0; j < joints; ++j) {
             const auto& p = poses[j];
             const std::vector<int64_t>& times = moving[j] ? samples[j] : frame;
@@ -226,7 +233,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
                 tracks[c].channel = c == 0 ? Channel::Translation : c == 1 ? Channel::Rotation : Channel::Scale;
             }
             for (size_t i = 0; i < keys; ++i) {
-                const float time = float(double(times[i]) / ticks_per_second);
+                const float time = float(double(times[i] - start) / ticks_per_second);
                 Quat q = p[i].rotate;
                 if (i > 0) {  // the shorter arc from the previous key
                     const float* prev = &tracks[1].values[tracks[1].values.size() - 4];
@@ -258,7 +265,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
             MorphWeightTrack w;
             w.mesh = mesh;
             for (size_t i = 0; i < times.size(); ++i) {
-                w.times.push_back(float(double(times[i]) / ticks_per_second));
+                w.times.push_back(float(double(times[i] - start) / ticks_per_second));
                 for (const MorphTarget& t : m.morph_targets) w.weights.push_back(t.default_weight);
                 float* row = &w.weights[w.weights.size() - m.morph_targets.size()];
                 for (const MorphBinding* b : driven)
@@ -268,11 +275,19 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
         }
         // Keys that hold every joint at its bind pose still make an animation (a rest pose
         // clip): the first joint's pose as one key keeps it in formats that need a channel.
+        // It keeps the window's length: a key at its start and one at its stop.
         if (anim.tracks.empty() && anim.morph_tracks.empty() && joints > 0) {
             const Transform& b = scene.skeleton.joints[0].bind;
-            anim.tracks.push_back({0, Channel::Translation, Interpolation::Linear, {0.0f}, {b.translate.begin(), b.translate.end()}});
-            anim.tracks.push_back({0, Channel::Rotation, Interpolation::Linear, {0.0f}, {b.rotate.begin(), b.rotate.end()}});
-            anim.tracks.push_back({0, Channel::Scale, Interpolation::Linear, {0.0f}, {b.scale.begin(), b.scale.end()}});
+            const float length = float(double(stop - start) / ticks_per_second);
+            const std::vector<float> times = length > 0 ? std::vector<float>{0.0f, length} : std::vector<float>{0.0f};
+            auto repeated = [&](auto begin, auto end) {
+                std::vector<float> v;
+                for (size_t i = 0; i < times.size(); ++i) v.insert(v.end(), begin, end);
+                return v;
+            };
+            anim.tracks.push_back({0, Channel::Translation, Interpolation::Linear, times, repeated(b.translate.begin(), b.translate.end())});
+            anim.tracks.push_back({0, Channel::Rotation, Interpolation::Linear, times, repeated(b.rotate.begin(), b.rotate.end())});
+            anim.tracks.push_back({0, Channel::Scale, Interpolation::Linear, times, repeated(b.scale.begin(), b.scale.end())});
         }
         scene.animations.push_back(std::move(anim));
     }

@@ -80,10 +80,19 @@ bool gather_stacks(const Objects& objects, const std::vector<uint32_t>& model_of
         Take& take = takes.emplace_back();
         take.name = stack.name;
         size_t first = 0;
-        if (const Node* p = find_property(stack, "LocalStart", first); p && p->properties.size() > first && p->properties[first].is_number())
-            take.start = p->properties[first].integer;
-        if (const Node* p = find_property(stack, "LocalStop", first); p && p->properties.size() > first && p->properties[first].is_number())
-            take.stop = p->properties[first].integer;
+        // Its window: LocalStart / LocalStop, or ReferenceStart / ReferenceStop where the stack
+        // lacks one of them, as the FBX SDK falls back (docs/fbx.md, "Takes").
+        auto time_of = [&](std::string_view name) -> std::optional<int64_t> {
+            const Node* p = find_property(stack, name, first);
+            if (p && p->properties.size() > first && p->properties[first].is_number()) return p->properties[first].integer;
+            return std::nullopt;
+        };
+        take.start = time_of("LocalStart");
+        take.stop = time_of("LocalStop");
+        if (!take.start || !take.stop) {
+            take.start = time_of("ReferenceStart");
+            take.stop = time_of("ReferenceStop");
+        }
         for (uint32_t l : objects.children_of(s, "AnimationLayer")) {
             const Object& lo = objects[l];
             Layer& layer = take.layers.emplace_back();
@@ -150,10 +159,12 @@ bool gather_takes(const Document& doc, const Objects& objects, const std::vector
         if (t.name != "Take" || t.properties.empty()) continue;
         Take& take = takes.emplace_back();
         take.name = std::string(t.properties[0].text);
-        if (const Node* span = t.child("LocalTime"); span && span->properties.size() == 2 && span->properties[0].type == 'L' && span->properties[1].type == 'L') {
-            take.start = span->properties[0].integer;
-            take.stop = span->properties[1].integer;
-        }
+        for (const char* window : {"LocalTime", "ReferenceTime"})  // the first one a take has
+            if (const Node* span = t.child(window); span && span->properties.size() == 2 && span->properties[0].type == 'L' && span->properties[1].type == 'L') {
+                take.start = span->properties[0].integer;
+                take.stop = span->properties[1].integer;
+                break;
+            }
         Layer& layer = take.layers.emplace_back();
         for (const Node& m : t.children) {
             if (m.name != "Model" || m.properties.empty()) continue;
