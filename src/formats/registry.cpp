@@ -74,8 +74,8 @@ const std::vector<FormatInfo>& formats() {
         FormatInfo{"obj", "Wavefront OBJ (+ .mtl materials), static meshes", {".obj"}, nullptr, &obj::read, &obj::write, nullptr, 0, false, false, true},
         // VDrift JOE v3 (formats/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
         // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
-        // Autodesk FBX (docs/fbx.md): binary by its magic, ASCII by its header; 7.x, read only.
-        FormatInfo{"fbx", "Autodesk FBX 7.x (binary or ASCII): meshes, materials, skeleton, skins; read only", {".fbx"}, &fbx::detect, &fbx::read},
+        // Autodesk FBX (docs/fbx.md): binary by its magic, ASCII by its header; 5.x to 7.x, read only.
+        FormatInfo{"fbx", "Autodesk FBX 5.x to 7.x (binary or ASCII): meshes, materials, skeleton, skins; read only", {".fbx"}, &fbx::detect, &fbx::read},
         FormatInfo{"joe", "VDrift JOE v3 static mesh (frames as morph targets)", {".joe"}, &joe::detect, &joe::read, &single_file<&joe::write>, &joe::validate, 0, false, false, false, &joe::stored_parts},
     };
     return list;

@@ -214,11 +214,158 @@ Connections:  {
 )";
 }
 
+// The same skinned quad as 3ds Max's FBX 5.x writes it (docs/fbx.md §2.1): models at the top
+// level, each holding its geometry (Normals by control point, GeometryUVInfo by corner with an
+// index, MaterialAssignation), its material (plain values) and its skin (one Link per bone),
+// children named in `Children`, places only as Transform channel defaults: Root's and Tip's in
+// the take "Bend", Marker's in its own channels (as binary 5.0 files write them).
+// Expected (worked out by hand): mesh 'Quad' at (5,0,0) (6,0,0) (6,1,0) (5,1,0) (TransformLink *
+// Transform of its first Link), normals +Z, UVs by the index (0,1) (1,1) (1,0) (0,0) after the V
+// flip, triangles (0 1 2) (0 2 3); material 'Skin "red"' (1,0,0); joints Root (0,1,0) and Tip
+// (0,1,0) turned 90 degrees about Z under it (from the clusters), vertices 0, 1 on Root, 2, 3 on
+// Tip; mesh 'Marker "1"' (a triangle under Tip, (0,0,3) from it by its own channels) rigid on Tip
+// at (0,2,3) (0,3,3) (-1,2,3); an animation "Bend" at 24 fps (Settings/FrameRate) turning Tip
+// from 90 to 180 degrees about Z from 0 s to 1 s (cubic keys with flat slopes and 5.x weights).
+inline std::string fbx_five_skinned_quad_ascii() {
+    return R"(; FBX 5.8.0 project file
+; written by hand for rigport's tests
+FBXHeaderExtension:  {
+    FBXHeaderVersion: 1003
+    FBXVersion: 5800
+    Creator: "rigport tests"
+}
+CreationTime: "2024-01-01 00:00:00:000"
+Model: "Model::Root" {
+    Version: 194
+    Type: "Limb"
+    Children: "Model::Tip"
+}
+Model: "Model::Tip" {
+    Version: 194
+    Type: "Limb"
+    Children: "Model::Marker &quot;1&quot;"
+}
+Model: "Model::Quad" {
+    Version: 194
+    Material: "Material::Skin &quot;red&quot;" {
+        Version: 100
+        ShadingModel: "phong"
+        Ambient: 0.2,0.2,0.2
+        Diffuse: 1,0,0
+        Alpha: 1
+    }
+    GeometryVersion: 123
+    Vertices: 0,0,0,1,0,0,1,1,0,0,1,0
+    Normals: 0,0,1,0,0,1,0,0,1,0,0,1
+    MaterialAssignation: "AllSame"
+    Materials: 0
+    PolygonVertexIndex: 0,1,2,-4
+    GeometryUVInfo:  {
+        Version: 240
+        MappingInformationType: "ByPolygon"
+        TextureUV: 1,1,0,0,1,0,0,1
+        TextureUVVerticeIndex: 1,2,0,3
+    }
+    Link: "Model::Root" {
+        Version: 100
+        Indexes: 0,1
+        Weights: 1,1
+        Transform: 1,0,0,0,0,1,0,0,0,0,1,0,5,-1,0,1
+        TransformLink: 1,0,0,0,0,1,0,0,0,0,1,0,0,1,0,1
+    }
+    Link: "Model::Tip" {
+        Version: 100
+        Indexes: 2,3
+        Weights: 1,1
+        Transform: 0,-1,0,0,1,0,0,0,0,0,1,0,-2,-5,0,1
+        TransformLink: 0,1,0,0,-1,0,0,0,0,0,1,0,0,2,0,1
+    }
+}
+Model: "Model::Marker &quot;1&quot;" {
+    Version: 194
+    Vertices: 0,0,0,1,0,0,0,1,0
+    Normals: 0,0,1,0,0,1,0,0,1
+    PolygonVertexIndex: 0,1,-3
+    Channel: "Transform" {
+        Channel: "T" {
+            Channel: "X" {
+                Default: 0
+            }
+            Channel: "Y" {
+                Default: 0
+            }
+            Channel: "Z" {
+                Default: 3
+            }
+            LayerType: 1
+        }
+    }
+}
+Takes:  {
+    Current: "Bend"
+    Take: "Bend" {
+        FileName: "Bend.tak"
+        LocalTime: 0,46186158000
+        ReferenceTime: 0,46186158000
+        Model: "Model::Root" {
+            Version: 1.1
+            Channel: "Transform" {
+                Channel: "T" {
+                    Channel: "X" {
+                        Default: 0
+                    }
+                    Channel: "Y" {
+                        Default: 1
+                    }
+                    Channel: "Z" {
+                        Default: 0
+                    }
+                    LayerType: 1
+                }
+            }
+        }
+        Model: "Model::Tip" {
+            Version: 1.1
+            Channel: "Transform" {
+                Channel: "T" {
+                    Channel: "Y" {
+                        Default: 1
+                    }
+                    LayerType: 1
+                }
+                Channel: "R" {
+                    Channel: "Z" {
+                        Default: 90
+                        KeyVer: 4005
+                        KeyCount: 2
+                        Key: 0,90,U,s,0,0,a,0.333333,0.333333,46186158000,180,U,s,0,0,r,0.989999
+                    }
+                    LayerType: 2
+                }
+            }
+        }
+    }
+}
+Settings:  {
+    TimeMode: 3
+    FrameRate: "24"
+    TimeFormat: 1
+}
+)";
+}
+
 // A node tree as binary FBX. Arrays keep their kind (ASCII integer lists become 'l' here, 'd'
 // lists 'd'); `deflate` compresses every array with zlib.
 class FbxBinaryWriter {
 public:
     FbxBinaryWriter(uint32_t version, bool big, bool deflate) : version_(version), big_(big), deflate_(deflate) {}
+    // FBX 5.x as 3ds Max 7 writes it (header version 3000): names without their class
+    // ("Model::Box01" is "Box01"), number lists as plain values (I, D) rather than arrays, one-letter
+    // words as one-byte 'C' values.
+    FbxBinaryWriter& five() {
+        five_ = true;
+        return *this;
+    }
     // Records without children written with an end offset of 0, as some Maya exporters do.
     FbxBinaryWriter& zero_leaf_ends() {
         zero_leaf_ends_ = true;
@@ -249,7 +396,10 @@ private:
     void node(const fbx::Node& n) {
         const size_t at = bytes_.size();
         put(0, width());
-        put(n.properties.size(), width());
+        size_t count = n.properties.size();
+        if (five_)
+            for (const auto& p : n.properties) count += p.is_array() ? p.array_size() - 1 : 0;
+        put(count, width());
         put(0, width());
         bytes_.push_back(uint8_t(n.name.size()));
         bytes_.insert(bytes_.end(), n.name.begin(), n.name.end());
@@ -262,6 +412,32 @@ private:
     }
 
     void property(const fbx::Property& p) {
+        if (five_ && (p.type == 'l' || p.type == 'd')) {
+            for (int64_t v : p.integers) {
+                bytes_.push_back('I');
+                put(uint64_t(uint32_t(int32_t(v))), 4);
+            }
+            for (double v : p.numbers) {
+                fbx::Property d;
+                d.type = 'D';
+                d.number = v;
+                property(d);
+            }
+            return;
+        }
+        if (five_ && p.type == 'W' && p.text.size() == 1) {
+            bytes_.push_back('C');
+            bytes_.push_back(uint8_t(p.text[0]));
+            return;
+        }
+        if (five_ && p.type == 'S') {
+            const size_t sep = p.text.find("::");
+            const std::string_view s = sep == std::string_view::npos ? p.text : p.text.substr(sep + 2);
+            bytes_.push_back('S');
+            put(s.size(), 4);
+            bytes_.insert(bytes_.end(), s.begin(), s.end());
+            return;
+        }
         switch (p.type) {
             case 'L': bytes_.push_back('L'); put(uint64_t(p.integer), 8); return;
             case 'D': {
@@ -308,6 +484,7 @@ private:
     uint32_t version_;
     bool big_, deflate_;
     bool zero_leaf_ends_ = false;
+    bool five_ = false;
     std::vector<uint8_t> bytes_;
 };
 

@@ -163,6 +163,11 @@ inline std::vector<Seed> fixture_seeds(const FormatInfo& f) {
             out.push_back({"quad_7400.fbx", FbxBinaryWriter(7400, false, false).write(*doc)});
             out.push_back({"quad_7500_big_zlib.fbx", FbxBinaryWriter(7500, true, true).write(*doc)});
         }
+        // The same quad in 3ds Max's FBX 5.x layout, as ASCII 5.8 and as binary 5.0 (header 3000).
+        const std::string five = fbx_five_skinned_quad_ascii();
+        const std::vector<uint8_t> five_ascii(five.begin(), five.end());
+        out.push_back({"quad_five_ascii.fbx", five_ascii});
+        if (auto doc = fbx::parse_ascii(five_ascii, {})) out.push_back({"quad_5000.fbx", FbxBinaryWriter(3000, false, false).five().write(*doc)});
     } else if (f.name == "joe") {
         out.push_back({"quad.joe", joe_quad(1)});
         out.push_back({"two_frames.joe", joe_quad(2)});

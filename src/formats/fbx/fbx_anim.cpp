@@ -34,9 +34,9 @@ float frame_rate_of(const Document& doc) {
     // 10 25, 11 24, 12 1000, 13 23.976, 14 custom, 15 96, 16 72, 17 59.94, 18 119.88.
     static constexpr float rates[] = {0, 120, 100, 60, 50, 48, 30, 30, 29.97f, 29.97f, 25, 24, 1000, 23.976f, 0, 96, 72, 59.94f, 119.88f};
     const double mode = property_number(o, "TimeMode", -1);
-    if (mode < 0) {  // 6.x without it: Version5/Settings/FrameRate: "24"
+    if (mode < 0) {  // 6.x without it: Version5/Settings/FrameRate: "24"; 5.x: a top-level Settings
         const Node* v5 = doc.root.child("Version5");
-        const Node* settings = v5 ? v5->child("Settings") : nullptr;
+        const Node* settings = v5 ? v5->child("Settings") : doc.root.child("Settings");
         const Node* fr = settings ? settings->child("FrameRate") : nullptr;
         if (!fr || fr->properties.empty()) return 0.0f;
         const Property& p = fr->properties[0];

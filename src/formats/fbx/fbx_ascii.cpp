@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <utility>
 
 #include <fast_float/fast_float.h>
 #include <fmt/format.h>
@@ -107,6 +109,7 @@ public:
 
     Expected<Document> run() {
         Document doc;
+        doc_ = &doc;
         if (!children(doc.root, 0, true)) return error_;
         doc.version = version_of(doc.root);
         return doc;
@@ -159,11 +162,12 @@ private:
         return true;
     }
 
-    static Property value(const Token& t) {
+    Property value(const Token& t) {
         Property p;
         p.text = t.text;
         if (t.kind == Kind::String) {
             p.type = 'S';
+            if (t.text.find('&') != std::string_view::npos) p.text = decode_entities(t.text);
             return p;
         }
         const char* b = t.text.data();
@@ -225,7 +229,7 @@ private:
         node.properties.assign(1, std::move(array));
     }
 
-    // FBXHeaderExtension/FBXVersion, or 6100 for the 6.x files that name it only in the comment.
+    // FBXHeaderExtension/FBXVersion, or 0 when the file does not say (the reader refuses it then).
     static uint32_t version_of(const Node& root) {
         if (const Node* header = root.child("FBXHeaderExtension"))
             if (const Node* v = header->child("FBXVersion"); v && !v->properties.empty() && v->properties[0].type == 'L')
@@ -233,10 +237,33 @@ private:
         return 0;
     }
 
+    // A string's entities as the FBX SDK writes them (3ds Max's names with quotes): `&quot;` is a
+    // quote, `&cr;` and `&lf;` line breaks; any other '&' stays as it is (FBX has no escape for
+    // '&' itself). The decoded text is never longer than the string, so the budget holds.
+    std::string_view decode_entities(std::string_view s) {
+        static constexpr std::pair<std::string_view, char> entities[] = {{"&quot;", '"'}, {"&cr;", '\r'}, {"&lf;", '\n'}};
+        std::string& out = doc_->decoded.emplace_back();
+        out.reserve(s.size());
+        for (size_t i = 0; i < s.size();) {
+            bool matched = false;
+            if (s[i] == '&')
+                for (const auto& [entity, c] : entities)
+                    if (s.substr(i, entity.size()) == entity) {
+                        out += c;
+                        i += entity.size();
+                        matched = true;
+                        break;
+                    }
+            if (!matched) out += s[i++];
+        }
+        return out;
+    }
+
     Lexer lex_;
     Budget budget_;
     uint32_t max_depth_;
     Error error_;
+    Document* doc_ = nullptr;  // the document run() builds
 };
 
 }  // namespace

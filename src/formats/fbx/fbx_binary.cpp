@@ -27,8 +27,9 @@ public:
         big_ = doc.big_endian;
         pos_ = 23;
         doc.version = uint32_t(read(4));
-        if (doc.version < 6100 || doc.version > 7700)
-            return make_error(ErrorCode::Unsupported, fmt::format("FBX version {}: rigport reads binary FBX 6.1 to 7.7 (6100-7700)", doc.version), 23);
+        // Files before 6.1 (3ds Max 7's FBX 5.0 says 3000 here) lay their records out as 6.1 does.
+        if (doc.version < 3000 || doc.version > 7700)
+            return make_error(ErrorCode::Unsupported, fmt::format("FBX version {}: rigport reads binary FBX 3.0 to 7.7 (3000-7700)", doc.version), 23);
         wide_ = doc.version >= 7500;
         // Top-level records run to a null record (the footer follows it) or, in some writers'
         // files, to the end.
@@ -37,6 +38,14 @@ public:
             if (!record(doc.root, bytes_.size(), 0, end)) return error_;
             if (end) break;
         }
+        // Before 6.0 the header's number is the binary layout's; the scene's version is the
+        // FBXHeaderExtension's FBXVersion (5000 under a 3000 header), read as ufbx reads it.
+        if (doc.version < 6000)
+            if (const Node* header = doc.root.child("FBXHeaderExtension"))
+                if (const Node* v = header->child("FBXVersion"); v && !v->properties.empty() && v->properties[0].is_number()) {
+                    const int64_t named = v->properties[0].integer;
+                    if (named > int64_t(doc.version) && named < 6000) doc.version = uint32_t(named);
+                }
         return doc;
     }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,7 +24,8 @@ struct Property {
     char type = 0;
     int64_t integer = 0;           // Y C I L; a number's value truncated
     double number = 0;             // F D; an integer's value as a double
-    std::string_view text;         // S R W, and binary C's byte; into the file's bytes (ASCII: still &quot;-escaped)
+    std::string_view text;         // S R W, and binary C's byte; into the file's bytes, or (ASCII strings with
+                                   // &quot; &cr; &lf;) into Document::decoded
     std::vector<double> numbers;   // f d
     std::vector<int64_t> integers; // i l b c
 
@@ -48,13 +50,17 @@ struct Node {
 };
 
 struct Document {
-    uint32_t version = 0;     // 6100 ... 7700 (FBXVersion; ASCII: from the header comment or FBXHeaderExtension)
+    uint32_t version = 0;     // 3000 ... 7700: FBXHeaderExtension/FBXVersion (binary: the header's, raised to the
+                              // FBXVersion a 3000 header's file names, e.g. 5000)
     bool binary = false;
     bool big_endian = false;  // binary files written for big-endian machines (header byte 22 = 1)
     Node root;                // unnamed; the file's top-level nodes are its children
     // What the parser tolerated that breaks the layout (docs/fbx.md §1.1), for the reader's
     // warnings: records whose end offset is written as 0.
     uint64_t zero_end_records = 0;
+    // ASCII strings that held an entity, decoded (`&quot;` a quote, `&cr;` `&lf;` line breaks):
+    // their Property::text points here. A deque, so the texts stay put as it grows and moves.
+    std::deque<std::string> decoded;
 };
 
 // The 23 bytes every binary FBX starts with, before its version.

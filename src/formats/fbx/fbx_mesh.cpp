@@ -44,7 +44,7 @@ std::string_view child_text(const Node& n, std::string_view name) {
     return c && !c->properties.empty() ? c->properties[0].text : std::string_view();
 }
 
-bool read_layer(const Node& element, std::string_view values_name, std::string_view index_name, int components, Layer& out, Error& error) {
+bool read_layer(const Node& element, std::string_view values_name, std::string_view index_name, int components, size_t corners, Layer& out, Error& error) {
     const std::string_view mapping = child_text(element, "MappingInformationType");
     const std::string_view reference = child_text(element, "ReferenceInformationType");
     if (mapping == "ByPolygonVertex") out.mapping = Mapping::ByPolygonVertex;
@@ -59,13 +59,41 @@ bool read_layer(const Node& element, std::string_view values_name, std::string_v
         error = error_at(*values, fmt::format("{}: values that are not numbers", values_name));
         return false;
     }
-    if (reference == "IndexToDirect" || reference == "Index") {
+    // IndexToDirect (or Index); 5.x's GeometryUVInfo says nothing and is indexed when it has an index.
+    if (reference == "IndexToDirect" || reference == "Index" || reference.empty()) {
         if (const Node* index = element.child(index_name); index && !index->integers_of(out.index)) {
             error = error_at(*index, fmt::format("{}: indices that are not integers", index_name));
             return false;
         }
     }
+    // Old exporters (3ds Max's 5.x UVs) say ByPolygon of values given per polygon corner: a
+    // ByPolygon list as long as the corners is read by corner, as ufbx reads it.
+    if (out.mapping == Mapping::ByPolygon && (out.index.empty() ? out.values.size() / size_t(components) : out.index.size()) == corners)
+        out.mapping = Mapping::ByPolygonVertex;
     out.present = true;
+    return true;
+}
+
+// 5.x keeps its normals in the geometry itself, without a layer element: by control point or by
+// polygon corner as their count says; when both counts fit, by control point in 5.0 files and by
+// corner in later ones (as ufbx reads them). Counts that fit neither: left out with a warning.
+bool read_legacy_normals(const Object& geometry, const Node& normals, size_t points, size_t corners, uint32_t version, Layer& out, Scene& scene, Error& error) {
+    std::vector<double> values;
+    if (!normals.numbers_of(values)) {
+        error = error_at(normals, fmt::format("geometry '{}': Normals: values that are not numbers", detail::excerpt(geometry.name)));
+        return false;
+    }
+    const size_t count = values.size() / 3;
+    const bool by_point = values.size() % 3 == 0 && count == points, by_corner = values.size() % 3 == 0 && count == corners;
+    if (!by_point && !by_corner) {
+        scene.warnings.add(WarningCode::Ignored, fmt::format("geometry '{}': {} Normals numbers fit neither its {} control points nor its {} polygon corners; "
+                                                             "the normals are left out", detail::excerpt(geometry.name), values.size(), points, corners), normals.offset);
+        return true;
+    }
+    out.present = true;
+    out.components = 3;
+    out.values = std::move(values);
+    out.mapping = by_point && (!by_corner || version == 5000) ? Mapping::ByControlPoint : Mapping::ByPolygonVertex;
     return true;
 }
 
@@ -128,21 +156,34 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
 
     Layer normals, material;
     std::vector<Layer> uvs, colors;
-    for (const Node* e : elements(g, "LayerElementNormal")) {
-        if (!read_layer(*e, "Normals", "NormalsIndex", 3, normals, error)) return false;
+    const size_t corners = polygon_vertex.size();
+    const std::vector<const Node*> normal_elements = elements(g, "LayerElementNormal"), uv_elements = elements(g, "LayerElementUV");
+    for (const Node* e : normal_elements) {
+        if (!read_layer(*e, "Normals", "NormalsIndex", 3, corners, normals, error)) return false;
         break;  // the first set: rigport keeps one normal per vertex
     }
-    for (const Node* e : elements(g, "LayerElementUV")) {
+    // 5.x: Normals, GeometryUVInfo (TextureUV, TextureUVVerticeIndex) and MaterialAssignation
+    // with Materials stand in the geometry itself (docs/fbx.md §2.3).
+    if (const Node* n = g.child("Normals"); normal_elements.empty() && n)
+        if (!read_legacy_normals(geometry, *n, size_t(point_count), corners, place.version, normals, scene, error)) return false;
+    for (const Node* e : uv_elements) {
         Layer l;
-        if (!read_layer(*e, "UV", "UVIndex", 2, l, error)) return false;
+        if (!read_layer(*e, "UV", "UVIndex", 2, corners, l, error)) return false;
+        if (l.present) uvs.push_back(std::move(l));
+    }
+    if (const Node* info = g.child("GeometryUVInfo"); uv_elements.empty() && info) {
+        Layer l;
+        if (!read_layer(*info, "TextureUV", "TextureUVVerticeIndex", 2, corners, l, error)) return false;
         if (l.present) uvs.push_back(std::move(l));
     }
     for (const Node* e : elements(g, "LayerElementColor")) {
         Layer l;
-        if (!read_layer(*e, "Colors", "ColorIndex", 4, l, error)) return false;
+        if (!read_layer(*e, "Colors", "ColorIndex", 4, corners, l, error)) return false;
         if (l.present) colors.push_back(std::move(l));
     }
-    for (const Node* e : elements(g, "LayerElementMaterial")) {
+    const std::vector<const Node*> material_elements = elements(g, "LayerElementMaterial");
+    const Node* assignment = material_elements.empty() ? g.child("MaterialAssignation") : nullptr;  // 5.x
+    if (const Node* e = material_elements.empty() ? (assignment ? &g : nullptr) : material_elements[0]) {
         const Node* m = e->child("Materials");
         std::vector<int64_t> slots;
         if (m && !m->integers_of(slots)) {
@@ -150,10 +191,10 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
             return false;
         }
         material.present = !slots.empty();
-        material.mapping = child_text(*e, "MappingInformationType") == "ByPolygon" ? Mapping::ByPolygon : Mapping::AllSame;
+        const std::string_view mapping = assignment ? child_text(g, "MaterialAssignation") : child_text(*e, "MappingInformationType");
+        material.mapping = mapping == "ByPolygon" ? Mapping::ByPolygon : Mapping::AllSame;
         material.components = 1;
         material.values.assign(slots.begin(), slots.end());
-        break;
     }
 
     const Mat4& m = place.matrix;

@@ -48,6 +48,7 @@ struct MeshPlacement {
     std::vector<int32_t> materials;                       // the model's material slots -> Scene::materials
     std::string name;
     std::vector<ShapeInput> shapes;                       // become each mesh's morph targets
+    uint32_t version = 0;                                 // the file's FBXVersion (5.x normals, §2.3)
 };
 
 // Appends the geometry's meshes (one per material slot used) to `scene`, and a binding per morph

@@ -29,8 +29,13 @@ std::unordered_map<std::string_view, const Node*> templates(const Document& doc)
 
 const Node* find_in(const Node* properties, std::string_view name, size_t& first_value) {
     if (!properties) return nullptr;
-    // Properties70: P: name, type, label, flags, values; 6.x Properties60: Property: name, type, flags, values.
+    // Properties70: P: name, type, label, flags, values; 6.x Properties60: Property: name, type,
+    // flags, values; 5.x: plain children, `Name: values` (a material's `Diffuse: r, g, b`).
     const bool p70 = properties->name == "Properties70";
+    if (!p70 && properties->name != "Properties60") {
+        first_value = 0;
+        return properties->child(name);
+    }
     for (const Node& p : properties->children)
         if (!p.properties.empty() && p.properties[0].text == name) {
             first_value = p70 ? 4 : 3;
@@ -55,6 +60,7 @@ std::string object_name(std::string_view stored) {
 }
 
 bool Objects::build(const Document& doc, Error& error) {
+    if (doc.version < 6000) return build_v5(doc);
     const Node* objects = doc.root.child("Objects");
     if (!objects) {
         error = make_error(ErrorCode::Malformed, "no Objects section");
@@ -164,6 +170,145 @@ bool Objects::build_v6(const Node& objects, const Node* connections, Error& erro
         const bool to_geometry = list[child].kind == "Deformer" && geometry_of[parent] >= 0;
         link(child, to_geometry ? uint32_t(geometry_of[parent]) : parent, c.properties.size() > 3 ? c.properties[3].text : std::string_view());
     }
+    return true;
+}
+
+namespace {
+
+std::string_view text_of(const Node* n) { return n && !n->properties.empty() && n->properties[0].type == 'S' ? n->properties[0].text : std::string_view(); }
+
+// 5.x: a model's place as the Default values of its Transform channels, `Channel: "Transform" {
+// Channel: "T" | "R" | "S" { Channel: "X" | "Y" | "Z" { Default: v } } }`, as a node of plain
+// children (`Lcl Translation: x, y, z` ...) that find_property reads; a channel left out keeps
+// FBX's default.
+Node transform_defaults(const Node* transform) {
+    Node out;
+    out.name = "Transform";
+    if (!transform) return out;
+    for (const Node& trs : transform->children) {
+        const std::string_view which = trs.name == "Channel" ? text_of(&trs) : std::string_view();
+        const std::string_view name = which == "T" ? "Lcl Translation" : which == "R" ? "Lcl Rotation" : which == "S" ? "Lcl Scaling" : "";
+        if (name.empty() || out.child(name)) continue;
+        double d[3] = {0, 0, 0};
+        if (which == "S") d[0] = d[1] = d[2] = 1;
+        for (const Node& axis : trs.children) {
+            const std::string_view a = axis.name == "Channel" ? text_of(&axis) : std::string_view();
+            if (a.size() != 1 || a[0] < 'X' || a[0] > 'Z') continue;
+            if (const Node* def = axis.child("Default"); def && !def->properties.empty() && def->properties[0].is_number())
+                d[a[0] - 'X'] = def->properties[0].number;
+        }
+        Node& p = out.children.emplace_back();
+        p.name = name;
+        p.offset = trs.offset;
+        p.line = trs.line;
+        for (double v : d) {
+            Property& value = p.properties.emplace_back();
+            value.type = 'D';
+            value.number = v;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+// 5.x (docs/fbx.md §2.1): no Objects and no Connections. Models stand at the top level, named
+// "Model::Name" (ASCII) or "Name" (binary); each holds its geometry, its materials (`Material:`
+// children with plain values) and its skin (a `Link: "Model::Bone"` child per bone, with a 6.x
+// cluster's Indexes, Weights, Transform and TransformLink) itself, names its children in
+// `Children`, and has its place only as the Default values of its Transform channels: in the
+// model itself (binary 5.0) or in the takes (the current take first). The same objects and links
+// as a 6.x file's are made of it: a Geometry under the model, a Skin under the geometry, a
+// Cluster per Link under the skin, the bone model under its cluster.
+bool Objects::build_v5(const Document& doc) {
+    // The takes' channels by model name: the current take's first, then the others'.
+    std::unordered_map<std::string_view, const Node*> take_channels;
+    if (const Node* takes = doc.root.child("Takes")) {
+        const std::string_view current = text_of(takes->child("Current"));
+        for (const bool first : {true, false})
+            for (const Node& t : takes->children) {
+                if (t.name != "Take" || (text_of(&t) == current) != first) continue;
+                for (const Node& m : t.children)
+                    if (m.name == "Model" && !text_of(&m).empty())
+                        for (const Node& c : m.children)
+                            if (c.name == "Channel" && text_of(&c) == "Transform") take_channels.emplace(text_of(&m), &c);
+            }
+    }
+    std::vector<uint32_t> models;
+    std::unordered_map<std::string_view, uint32_t> times_seen;
+    for (const Node& n : doc.root.children) {
+        if (n.name != "Model" || text_of(&n).empty()) continue;
+        const std::string_view stored = text_of(&n);
+        Object o;
+        o.id = int64_t(list.size());
+        o.kind = "Model";
+        o.name = object_name(stored);
+        o.subclass = text_of(n.child("Type"));
+        o.node = &n;
+        // Its place: a Properties60 where the file has one, else its own Transform channels'
+        // defaults, else those of the takes.
+        o.properties = n.child("Properties60");
+        if (!o.properties) {
+            const Node* own = nullptr;
+            for (const Node& c : n.children)
+                if (c.name == "Channel" && text_of(&c) == "Transform") {
+                    own = &c;
+                    break;
+                }
+            if (own)
+                for (const Node& trs : own->children)
+                    for (const Node& axis : trs.children)
+                        if (axis.child("Key")) ++model_channel_keys;
+            const auto in_take = take_channels.find(stored);
+            o.properties = &synthetic_.emplace_back(transform_defaults(own ? own : in_take == take_channels.end() ? nullptr : in_take->second));
+        }
+        if (!by_name_.emplace(stored, uint32_t(list.size())).second) {
+            ++repeated;
+            o.name += fmt::format(" ({})", ++times_seen[stored] + 1);
+        }
+        const uint32_t model = uint32_t(list.size());
+        models.push_back(model);
+        list.push_back(std::move(o));
+        parents.emplace_back();
+        children.emplace_back();
+        auto add = [&](Object x) {
+            x.id = int64_t(list.size());
+            list.push_back(std::move(x));
+            parents.emplace_back();
+            children.emplace_back();
+            return uint32_t(list.size() - 1);
+        };
+        for (const Node& c : n.children)
+            if (c.name == "Material" && !text_of(&c).empty())
+                link(add(Object{0, "Material", object_name(text_of(&c)), "", &c, &c, nullptr}), model, {});
+        if (n.child("Vertices")) {
+            const uint32_t geometry = add(Object{0, "Geometry", list[model].name, "Mesh", &n, nullptr, nullptr});
+            link(geometry, model, {});
+            uint32_t skin = UINT32_MAX;
+            for (const Node& c : n.children) {
+                if (c.name != "Link" || text_of(&c).empty()) continue;
+                if (skin == UINT32_MAX) {
+                    skin = add(Object{0, "Deformer", list[model].name, "Skin", &n, nullptr, nullptr});
+                    link(skin, geometry, {});
+                }
+                link(add(Object{0, "Deformer", object_name(text_of(&c)), "Cluster", &c, nullptr, nullptr}), skin, {});
+            }
+        }
+    }
+    // Links by name, once every model is known: children under their parent, bones under the
+    // clusters that follow them.
+    for (uint32_t m : models) {
+        const Node& n = *list[m].node;
+        if (find(text_of(&n)) != m) continue;  // a repeated name: linked to nothing
+        if (const Node* kids = n.child("Children"))
+            for (const Property& p : kids->properties) {
+                const uint32_t c = p.type == 'S' ? find(p.text) : UINT32_MAX;
+                if (c != UINT32_MAX && list[c].kind == "Model" && c != m) link(c, m, {});
+            }
+    }
+    for (uint32_t i = 0; i < list.size(); ++i)
+        if (list[i].kind == "Deformer" && list[i].subclass == "Cluster")
+            if (const uint32_t bone = find(text_of(list[i].node)); bone != UINT32_MAX && list[bone].kind == "Model") link(bone, i, {});
     return true;
 }
 

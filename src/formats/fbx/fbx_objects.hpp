@@ -1,10 +1,13 @@
 // FBX objects and their links (docs/fbx.md §2.1): `Objects` children by id (7.x) or by name (6.x,
-// whose meshes hold their geometry inline: a Geometry object is made for it), `Connections` both
-// ways, and `Properties70` (6.x `Properties60`) values with the `Definitions` templates as defaults.
+// whose meshes hold their geometry inline: a Geometry object is made for it; 5.x, whose top-level
+// models hold their geometry, materials and skin), `Connections` both ways (5.x: `Children` and
+// `Link` names), and `Properties70` (6.x `Properties60`, 5.x plain values) with the `Definitions`
+// templates as defaults.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -20,7 +23,7 @@ struct Object {
     std::string name;           // "pCube1" (from "Model::pCube1" or "pCube1\0\1Model")
     std::string_view subclass;  // Mesh, LimbNode, Skin, Cluster, ... (may be empty)
     const Node* node = nullptr;
-    const Node* properties = nullptr;  // Properties70 (or 6.x Properties60), may be null
+    const Node* properties = nullptr;  // Properties70 (6.x Properties60, 5.x a node of plain values), may be null
     const Node* defaults = nullptr;    // its kind's PropertyTemplate, may be null
 };
 
@@ -46,6 +49,9 @@ public:
     // Objects whose id (6.x: name) an earlier object already has: kept apart, renamed "NAME (2)",
     // linked to nothing (connections name the first), for the reader to warn about.
     uint64_t repeated = 0;
+    // 5.x: keyed channels a model holds itself, outside the takes (not read: their Default values
+    // give the model's place), for the reader to warn about.
+    uint64_t model_channel_keys = 0;
 
     const Object& operator[](uint32_t i) const { return list[i]; }
     // Children of `i` of one kind ("Model", "Deformer" ...), in connection order.
@@ -54,10 +60,12 @@ public:
 
 private:
     bool build_v6(const Node& objects, const Node* connections, Error& error);
+    bool build_v5(const Document& doc);
     void link(uint32_t child, uint32_t parent, std::string_view property);
 
     std::unordered_map<int64_t, uint32_t> by_id_;
     std::unordered_map<std::string_view, uint32_t> by_name_;
+    std::deque<Node> synthetic_;  // 5.x: nodes made for what the file says elsewhere (a model's place)
 };
 
 // One property of an object: its P node's values after name, type, label and flags, or the

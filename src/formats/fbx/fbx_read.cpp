@@ -40,10 +40,10 @@ public:
     SceneReader(const Document& doc, const LoadOptions& options) : doc_(doc), options_(options) {}
 
     Expected<Scene> run() {
-        if (doc_.version < 6000)
+        if (doc_.version < 3000)
             return make_error(ErrorCode::Unsupported,
-                              doc_.version ? fmt::format("FBX {}: files before 6.0 (5.x Link children) are not read; rigport reads FBX 6.0 to 7.7", doc_.version)
-                                           : "no FBXHeaderExtension/FBXVersion: not an FBX 6.x or 7.x file");
+                              doc_.version ? fmt::format("FBX {}: files before 3.0 are not read; rigport reads FBX 3.0 to 7.7", doc_.version)
+                                           : "no FBXHeaderExtension/FBXVersion: not an FBX file rigport reads (3.0 to 7.7)");
         Error error;
         if (!objects_.build(doc_, error)) return error;
         scene_.meta.source_format = "fbx";
@@ -55,6 +55,9 @@ public:
         if (objects_.repeated)
             scene_.warnings.add(WarningCode::Tolerated, fmt::format("{} objects reuse an id (6.x: a name) an earlier object has; each kept "
                                                                     "apart as 'NAME (2)', linked to nothing", objects_.repeated));
+        if (objects_.model_channel_keys)
+            scene_.warnings.add(WarningCode::Ignored, fmt::format("{} animation channels with keys held by models themselves, outside the takes, "
+                                                                  "not read (their Default values place the models)", objects_.model_channel_keys));
         if (objects_.other_connections)
             scene_.warnings.add(WarningCode::Ignored, fmt::format("{} connections of kinds other than OO and OP (links between "
                                                                   "properties) left out", objects_.other_connections));
@@ -279,6 +282,7 @@ private:
                 if (objects_[g].subclass != "Mesh") continue;
                 MeshPlacement place;
                 place.name = objects_[model].name;
+                place.version = doc_.version;
                 for (uint32_t mat : objects_.children_of(model, "Material")) place.materials.push_back(material_of_.count(mat) ? material_of_[mat] : -1);
                 const Mat4 geometric = geometric_matrix(transforms_[m]);
                 std::vector<std::vector<Influence>> influences;
