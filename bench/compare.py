@@ -6,7 +6,8 @@ Each row runs rigport and the peer that does the same job on the same input, int
 wall time, the median CPU time (user + sys) and the peak resident memory of each, with the ratio
 peer / rigport (> 1: rigport is faster). Peers: the reference `iqm` compiler (built here from
 ../shared/peers/lsalzman-iqm with its own Makefile flags), Debian's assimp command-line tool and
-Debian's libcal3d `cal3d_converter`. Inputs: the corpus (../shared/corpus or $RIGPORT_CORPUS)
+Debian's libcal3d `cal3d_converter`, and ufbx (bench/ufbx_load.c built here with ufbx's sources
+from ../shared/peers/ufbx or $RIGPORT_UFBX_DIR: one load and free, against `rigport info`). Inputs: the corpus (../shared/corpus or $RIGPORT_CORPUS)
 and models generated here. Outputs go to a temporary folder.
 
     bench/compare.sh [--rigport BIN] [--repeat N] [--pin] [--quick] [--only WORD]
@@ -76,14 +77,29 @@ def fmt_size(n):
     return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} KB"
 
 
+def peers_dir():
+    return os.environ.get("RIGPORT_PEERS", os.path.join(ROOT, "..", "shared", "peers"))
+
+
 def build_reference_compiler(work):
-    source = os.path.join(os.environ.get("RIGPORT_PEERS", os.path.join(ROOT, "..", "shared", "peers")),
-                          "lsalzman-iqm", "iqm.cpp")
+    source = os.path.join(peers_dir(), "lsalzman-iqm", "iqm.cpp")
     if not os.path.exists(source):
         return None
     binary = os.path.join(work, "iqm_reference")
     # The peer's own Makefile flags: -O3 -fomit-frame-pointer -fsigned-char.
     subprocess.run(["c++", "-O3", "-fomit-frame-pointer", "-fsigned-char", "-w", "-o", binary, source], check=True)
+    return binary
+
+
+def build_ufbx_load(work):
+    """bench/ufbx_load.c with ufbx's own sources ($RIGPORT_UFBX_DIR, else PEERS/ufbx), -O2 as
+    ufbx's README builds it (rigport's default build is -O2 too)."""
+    ufbx = os.environ.get("RIGPORT_UFBX_DIR") or os.path.join(peers_dir(), "ufbx")
+    if not os.path.exists(os.path.join(ufbx, "ufbx.c")):
+        return None
+    binary = os.path.join(work, "ufbx_load")
+    subprocess.run(["cc", "-O2", "-std=c99", "-w", "-I", ufbx, "-o", binary, os.path.join(ROOT, "bench", "ufbx_load.c"),
+                    os.path.join(ufbx, "ufbx.c"), "-lm"], check=True)
     return binary
 
 
@@ -179,6 +195,15 @@ def main():
         for f in sorted(existing([c("gltf", n) for n in os.listdir(c("gltf")) if n.endswith((".glb", ".gltf"))])):
             rows.append(("glTF -> IQM", [f], [rigport, "convert", f, "-o", os.path.join(out, "x.iqm"), "-q"],
                          "assimp info", [assimp, "info", f]))
+    if corpus and os.path.isdir(c("fbx")):
+        # The three largest FBX files: rigport's whole-process read and report against ufbx's load
+        # (ufbx is compiled only when a row of it is asked for: about 10 s of CPU).
+        fbx = existing([c("fbx", n) for n in os.listdir(c("fbx")) if n.lower().endswith(".fbx")])
+        fbx = [f for f in sorted(fbx, key=os.path.getsize, reverse=True)[:3]
+               if not args.only or args.only in "FBX read" or args.only in f]
+        ufbx_load = build_ufbx_load(work) if fbx else None
+        for f in fbx if ufbx_load else []:
+            rows.append(("FBX read", [f], [rigport, "info", f], "ufbx load", [ufbx_load, f]))
     if cal3d and corpus:
         cally = c("cal3d", "upstream_binary", "cally")
         for name, ext in [("cally.csf", "xsf"), ("cally_head.cmf", "xmf"), ("cally_walk.caf", "xaf")]:

@@ -3,6 +3,7 @@
 // holds it and the file; inflation is bounded by the size the array declares.
 #include <zlib.h>
 
+#include <bit>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -54,9 +55,14 @@ private:
 
     Document* doc_ = nullptr;  // the document run() builds
 
+    // n (1 to 8) bytes at pos_ in the file's byte order; the caller checked they are there.
     uint64_t read(unsigned n) {
         uint64_t v = 0;
-        for (unsigned i = 0; i < n; ++i) v |= uint64_t(bytes_[pos_ + i]) << (8 * (big_ ? n - 1 - i : i));
+        if (!big_ && std::endian::native == std::endian::little) {
+            std::memcpy(&v, bytes_.data() + pos_, n);
+        } else {
+            for (unsigned i = 0; i < n; ++i) v |= uint64_t(bytes_[pos_ + i]) << (8 * (big_ ? n - 1 - i : i));
+        }
         pos_ += n;
         return v;
     }
@@ -189,6 +195,33 @@ private:
             return fail_at(at, fmt::format("array property '{}': {} elements of {} bytes stored in {} bytes", p.type, count, size, stored));
         }
         pos_ += stored;
+        if (big_ || std::endian::native != std::endian::little) {
+            decode_swapped(p, raw, count, size);
+            return true;
+        }
+        // The file's byte order is the machine's: elements are copied, no byte is shuffled.
+        switch (p.type) {
+            case 'd': p.numbers.resize(count); if (count) std::memcpy(p.numbers.data(), raw.data(), count * 8); break;
+            case 'l': p.integers.resize(count); if (count) std::memcpy(p.integers.data(), raw.data(), count * 8); break;
+            case 'f': widen<float>(p.numbers, raw, count); break;
+            case 'i': widen<int32_t>(p.integers, raw, count); break;
+            default: widen<uint8_t>(p.integers, raw, count); break;  // 'b', 'c': bytes 0-255
+        }
+        return true;
+    }
+
+    template <typename T, typename Out>
+    static void widen(std::vector<Out>& out, std::span<const uint8_t> raw, size_t count) {
+        out.resize(count);
+        for (size_t k = 0; k < count; ++k) {
+            T v;
+            std::memcpy(&v, raw.data() + k * sizeof(T), sizeof(T));
+            out[k] = Out(v);
+        }
+    }
+
+    // Elements in the other byte order (big-endian files), assembled byte by byte.
+    void decode_swapped(Property& p, std::span<const uint8_t> raw, size_t count, unsigned size) const {
         auto element = [&](size_t k) {
             uint64_t v = 0;
             for (unsigned i = 0; i < size; ++i) v |= uint64_t(raw[k * size + i]) << (8 * (big_ ? size - 1 - i : i));
@@ -214,7 +247,6 @@ private:
                 p.integers[k] = size == 8 ? int64_t(v) : size == 4 ? int64_t(int32_t(uint32_t(v))) : int64_t(v);
             }
         }
-        return true;
     }
 
     // zlib's inflate into the declared size plus one spare byte: more output than declared (or

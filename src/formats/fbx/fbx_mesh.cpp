@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -124,9 +123,50 @@ Vec3 place_normal(const Mat4& inverse, const std::array<double, 3>& n) {
 
 struct Builder {
     Mesh mesh;
-    std::unordered_map<std::string, uint32_t> vertex_of;
     std::vector<int64_t> point_of;  // per vertex: its control point
     std::vector<std::array<double, 3>> raw_normal;  // per vertex: its normal as the file gives it
+    // Corners with the same values (control point, normal, UV and colour indices) share a vertex:
+    // each vertex's values, and an open-addressing table of vertex + 1 (0: empty) at most half
+    // full, so a corner finds its vertex without an allocation.
+    std::vector<int64_t> corner_values;
+    std::vector<uint32_t> slots;
+
+    static uint64_t hash(const int64_t* values, size_t n) {
+        uint64_t h = 0;
+        for (size_t i = 0; i < n; ++i) {
+            h = (h ^ uint64_t(values[i])) * 0x9e3779b97f4a7c15ull;
+            h ^= h >> 29;
+        }
+        return h;
+    }
+    void place_slot(uint32_t vertex, size_t n) {
+        const size_t mask = slots.size() - 1;
+        size_t i = hash(&corner_values[size_t(vertex) * n], n) & mask;
+        while (slots[i]) i = (i + 1) & mask;
+        slots[i] = vertex + 1;
+    }
+    // The vertex with these n corner values; `fresh` when it is made now (numbered next).
+    uint32_t vertex_of(const int64_t* values, size_t n, bool& fresh) {
+        const size_t made = corner_values.size() / n;
+        if ((made + 1) * 2 > slots.size()) {
+            slots.assign(std::max<size_t>(64, slots.size() * 2), 0);
+            for (size_t v = 0; v < made; ++v) place_slot(uint32_t(v), n);
+        }
+        const size_t mask = slots.size() - 1;
+        for (size_t i = hash(values, n) & mask;; i = (i + 1) & mask) {
+            if (!slots[i]) {
+                fresh = true;
+                corner_values.insert(corner_values.end(), values, values + n);
+                slots[i] = uint32_t(made) + 1;
+                return uint32_t(made);
+            }
+            const uint32_t v = slots[i] - 1;
+            if (std::equal(values, values + n, corner_values.begin() + std::ptrdiff_t(size_t(v) * n))) {
+                fresh = false;
+                return v;
+            }
+        }
+    }
 };
 
 }  // namespace
@@ -205,7 +245,7 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
     std::map<int32_t, Builder> by_material;  // scene material index -> mesh being built
     size_t corner = 0, polygon = 0, dropped = 0, missing_values = 0;
     std::vector<uint32_t> poly;
-    std::string key;
+    std::vector<int64_t> key;  // a corner's values: control point, normal, UV and colour indices
     while (corner < polygon_vertex.size()) {
         // One polygon: corners up to and including the negative (~index) one.
         const size_t first = corner;
@@ -231,28 +271,24 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
                 return false;
             }
             // The corner's values, as the key that merges equal corners into one vertex.
-            key.assign(reinterpret_cast<const char*>(&v), sizeof v);
+            key.assign(1, v);
             auto add = [&](const Layer& l, size_t polygon_index) {
                 const int64_t i = l.present ? l.at(c, polygon_index, v) : -1;
                 if (l.present && i < 0) ++missing_values;
-                key.append(reinterpret_cast<const char*>(&i), sizeof i);
+                key.push_back(i);
             };
             add(normals, polygon);
             for (auto& l : uvs) add(l, polygon);
             for (auto& l : colors) add(l, polygon);
-            auto [it, fresh] = b.vertex_of.emplace(key, b.mesh.vertex_count());
+            bool fresh = false;
+            const uint32_t vertex = b.vertex_of(key.data(), key.size(), fresh);
             if (fresh) {
                 Mesh& mesh = b.mesh;
                 b.point_of.push_back(v);
                 const auto p = apply(m, &points[size_t(v) * 3], 1);
                 mesh.positions.push_back({float(p[0]), float(p[1]), float(p[2])});
-                size_t at = sizeof v;
-                auto index_in_key = [&]() {
-                    int64_t i;
-                    std::memcpy(&i, key.data() + at, sizeof i);
-                    at += sizeof i;
-                    return i;
-                };
+                size_t at = 1;
+                auto index_in_key = [&]() { return key[at++]; };
                 const int64_t n = index_in_key();
                 if (normals.present) {
                     std::array<double, 3> raw{};
@@ -284,7 +320,7 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
                     mesh.skin.offsets.push_back(uint32_t(mesh.skin.influences.size()));
                 }
             }
-            poly.push_back(it->second);
+            poly.push_back(vertex);
         }
         if (poly.size() < 3) ++dropped;
         for (size_t k = 1; k + 1 < poly.size(); ++k)

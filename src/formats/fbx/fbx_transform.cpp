@@ -8,27 +8,48 @@ namespace rigport::fbx {
 
 namespace {
 
+// The matrices here are affine (bottom row 0 0 0 1). These helpers give the same sums in the same
+// order as rigport::multiply (its products with the bottom row's exact zeros and one left out),
+// so the results are the same to the bit, at a third of the work; identity factors (zero angles,
+// offsets and pivots, unit scales) are skipped, which is exact as well.
+constexpr Mat4 identity{{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}};
+
+Mat4 multiply_affine(const Mat4& a, const Mat4& b) {
+    Mat4 r = identity;
+    for (int col = 0; col < 3; ++col)
+        for (int row = 0; row < 3; ++row) r[col][row] = a[0][row] * b[col][0] + a[1][row] * b[col][1] + a[2][row] * b[col][2];
+    for (int row = 0; row < 3; ++row) r[3][row] = a[0][row] * b[3][0] + a[1][row] * b[3][1] + a[2][row] * b[3][2] + a[3][row];
+    return r;
+}
+
+bool is_zero(const D3& v) { return v[0] == 0 && v[1] == 0 && v[2] == 0; }
+
 Mat4 translation_matrix(const D3& v) {
-    Mat4 m = identity_matrix();
+    Mat4 m = identity;
     m[3] = {v[0], v[1], v[2], 1};
     return m;
 }
 
 Mat4 scaling_matrix(const D3& v) {
-    Mat4 m = identity_matrix();
+    Mat4 m = identity;
     for (int k = 0; k < 3; ++k) m[k][k] = v[k];
     return m;
 }
 
 Mat4 axis_rotation(int axis, double degrees) {
     const double a = degrees * std::numbers::pi / 180.0, c = std::cos(a), s = std::sin(a);
-    Mat4 m = identity_matrix();
+    Mat4 m = identity;
     const int i = (axis + 1) % 3, j = (axis + 2) % 3;
     m[i][i] = c;
     m[i][j] = s;
     m[j][i] = -s;
     m[j][j] = c;
     return m;
+}
+
+// m * T(v), skipped when v is zero.
+void then_translate(Mat4& m, const D3& v) {
+    if (!is_zero(v)) m = multiply_affine(m, translation_matrix(v));
 }
 
 D3 negate(const D3& v) { return {-v[0], -v[1], -v[2]}; }
@@ -64,34 +85,39 @@ Mat4 euler_matrix(const D3& degrees, int order) {
     // The axes in the order they apply; the matrix is last * middle * first.
     static constexpr int axes[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 2, 0}, {1, 0, 2}, {2, 0, 1}, {2, 1, 0}};
     const int* a = axes[order >= 0 && order < 6 ? order : 0];
-    return multiply(axis_rotation(a[2], degrees[a[2]]), multiply(axis_rotation(a[1], degrees[a[1]]), axis_rotation(a[0], degrees[a[0]])));
+    Mat4 m = identity;
+    bool turned = false;
+    for (int k = 0; k < 3; ++k) {  // m = R(a[k]) * m: last * (middle * first)
+        if (degrees[a[k]] == 0) continue;
+        m = turned ? multiply_affine(axis_rotation(a[k], degrees[a[k]]), m) : axis_rotation(a[k], degrees[a[k]]);
+        turned = true;
+    }
+    return m;
 }
 
 Mat4 rotation_part(const NodeTransform& t) {
-    const Mat4 r = t.rotation_matrix ? *t.rotation_matrix : euler_matrix(t.rotation, t.rotation_order);
-    return multiply(euler_matrix(t.pre_rotation, 0), multiply(r, inverse_affine(euler_matrix(t.post_rotation, 0))));
+    Mat4 r = t.rotation_matrix ? *t.rotation_matrix : euler_matrix(t.rotation, t.rotation_order);
+    if (!is_zero(t.post_rotation)) r = multiply_affine(r, inverse_affine(euler_matrix(t.post_rotation, 0)));
+    if (!is_zero(t.pre_rotation)) r = multiply_affine(euler_matrix(t.pre_rotation, 0), r);
+    return r;
 }
 
 Mat4 local_matrix(const NodeTransform& t) {
-    const Mat4 parts[] = {
-        translation_matrix(t.translation),
-        translation_matrix(t.rotation_offset),
-        translation_matrix(t.rotation_pivot),
-        rotation_part(t),
-        translation_matrix(negate(t.rotation_pivot)),
-        translation_matrix(t.scaling_offset),
-        translation_matrix(t.scaling_pivot),
-        scaling_matrix(t.scaling),
-        translation_matrix(negate(t.scaling_pivot)),
-    };
-    Mat4 m = identity_matrix();
-    for (const Mat4& p : parts) m = multiply(m, p);
+    Mat4 m = translation_matrix(t.translation);
+    then_translate(m, t.rotation_offset);
+    then_translate(m, t.rotation_pivot);
+    m = multiply_affine(m, rotation_part(t));
+    then_translate(m, negate(t.rotation_pivot));
+    then_translate(m, t.scaling_offset);
+    then_translate(m, t.scaling_pivot);
+    if (t.scaling != D3{1, 1, 1}) m = multiply_affine(m, scaling_matrix(t.scaling));
+    then_translate(m, negate(t.scaling_pivot));
     return m;
 }
 
 Mat4 geometric_matrix(const NodeTransform& t) {
-    return multiply(translation_matrix(t.geometric_translation),
-                    multiply(euler_matrix(t.geometric_rotation, 0), scaling_matrix(t.geometric_scaling)));
+    return multiply_affine(translation_matrix(t.geometric_translation),
+                           multiply_affine(euler_matrix(t.geometric_rotation, 0), scaling_matrix(t.geometric_scaling)));
 }
 
 Placement place(const NodeTransform& t, const Mat4& local, const Placement* parent) {
@@ -104,19 +130,19 @@ Placement place(const NodeTransform& t, const Mat4& local, const Placement* pare
     Placement out;
     out.inherit_scale = t.scaling;
     if (t.inherit_type == 1 || !parent) {  // RSrs, and any root: plain composition
-        out.world = multiply(p.world, local);
-        out.unscaled = multiply(p.world, multiply(translation_matrix(at), rotation));
+        out.world = multiply_affine(p.world, local);
+        out.unscaled = multiply_affine(p.world, multiply_affine(translation_matrix(at), rotation));
         return out;
     }
-    out.unscaled = multiply(p.unscaled, multiply(translation_matrix(times(at, p.inherit_scale)), rotation));
+    out.unscaled = multiply_affine(p.unscaled, multiply_affine(translation_matrix(times(at, p.inherit_scale)), rotation));
     if (t.inherit_type == 2) {  // Rrs: the parent's own scaling left out
         out.inherit_scale = times(t.scaling, p.ignored_scale);
         out.ignored_scale = p.ignored_scale;
-        out.world = multiply(out.unscaled, scaling_matrix(out.inherit_scale));
+        out.world = multiply_affine(out.unscaled, scaling_matrix(out.inherit_scale));
     } else {  // RrSs: scales multiply axis by axis
         out.inherit_scale = times(t.scaling, p.inherit_scale);
         out.ignored_scale = p.inherit_scale;
-        out.world = multiply(out.unscaled, scaling_matrix(out.inherit_scale));
+        out.world = multiply_affine(out.unscaled, scaling_matrix(out.inherit_scale));
     }
     return out;
 }
