@@ -16,6 +16,8 @@ CONVERT_CASES = [
     (["cal3d/upstream_tests/base.xsf", "cal3d/upstream_tests/base.xmf", "cal3d/upstream_tests/base.xaf"], "out.cfg",
      {"cal3d_dialect": "1100", "cal3d_binary": True}, ["--cal3d-dialect", "1100", "--cal3d-binary"]),
     (["gltf/SimpleSkin.gltf"], "out.joe", {"format": "joe"}, ["--format", "joe"]),
+    (["fbx/ufbx_ufbx__maya_kenney_character_7700_binary.fbx"], "out.glb", {"unit": "keep"}, ["--unit", "keep"]),
+    (["fbx/ufbx_ufbx__maya_kenney_character_7700_binary.fbx"], "out.smd", {"unit": "m"}, ["--unit", "m"]),
 ]
 
 
@@ -50,6 +52,8 @@ def test_convert_refuses_bad_options(corpus, tmp_path):
         rigport.convert(src, tmp_path / "x.iqm", scale=0)
     with pytest.raises(TypeError, match="colour"):
         rigport.convert(src, tmp_path / "x.iqm", colour=True)
+    with pytest.raises(ValueError, match="furlong"):
+        rigport.convert(src, tmp_path / "x.iqm", unit="furlong")
     with pytest.raises(rigport.Error) as e:
         rigport.convert(src, tmp_path / "x.unknown")
     assert e.value.code == "invalid argument"
@@ -77,6 +81,26 @@ def test_save_round_trip(tmp_path, cli):
     assert (tmp_path / "s.model").read_text().startswith("# Inter-Quake Export")
     # No temporaries left (the CLI writes the sample's texture beside its IQM).
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ref.iqm", "s.iqm", "s.model", "sample_texture.png"]
+
+
+def test_save_unit(corpus, tmp_path):
+    """A centimetre FBX saves to GLB in metres; unit= keeps its numbers or names another unit
+    (docs/units.md). Sizes compared to 1e-6 relative (float positions)."""
+    scene = rigport.load(corpus / "fbx/ufbx_ufbx__maya_kenney_character_7700_binary.fbx")
+    assert scene.meta["unit_scale"] == pytest.approx(0.01)
+
+    def height(path):
+        positions = rigport.load(path).meshes[0].positions
+        return float(positions.max(axis=0)[1] - positions.min(axis=0)[1])
+
+    rigport.save(scene, tmp_path / "m.glb")
+    rigport.save(scene, tmp_path / "keep.glb", unit="keep")
+    rigport.save(scene, tmp_path / "mm.glb", unit="mm")
+    assert height(tmp_path / "m.glb") == pytest.approx(height(tmp_path / "keep.glb") * 0.01, rel=1e-6)
+    assert height(tmp_path / "mm.glb") == pytest.approx(height(tmp_path / "keep.glb") * 10, rel=1e-6)
+    with pytest.raises(ValueError, match="parsec"):
+        rigport.save(scene, tmp_path / "x.glb", unit="parsec")
+    assert not (tmp_path / "x.glb").exists()
 
 
 def test_save_failure_names_the_path(tmp_path):
