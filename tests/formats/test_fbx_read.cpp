@@ -4,6 +4,7 @@
 // where the mesh was bound where it stands, glTF output valid, and what is not read yet said.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -455,6 +456,46 @@ TEST(FbxRead, ZeroEndOffsetsAndPropertyConnectionsAreTolerated) {
     expect_skinned_quad(*s);
     bool warned = false;
     for (auto& w : s->warnings.items) warned |= w.message.find("1 connections of kinds other than OO and OP") != std::string::npos;
+    EXPECT_TRUE(warned);
+}
+
+// A property type FBX does not define (Maya's audio nodes write 0x5a): the node's property list is
+// read up to it and skipped from there by its declared length, with a warning; the scene reads.
+TEST(FbxRead, AnUnknownPropertyTypeIsSkippedByItsListsLength) {
+    const auto text = ascii_bytes();
+    auto doc = fbx::parse_ascii(text, {});
+    ASSERT_TRUE(doc) << doc.error().to_string();
+    fbx::Node audio;
+    audio.name = "AudioLayer";
+    audio.properties.resize(3);
+    audio.properties[0].type = 'L';
+    audio.properties[0].integer = 7;
+    audio.properties[0].number = 7;
+    audio.properties[1].type = 'S';
+    audio.properties[1].text = "ZZAUDIOZZ";
+    audio.properties[2].type = 'L';
+    audio.properties[2].integer = 8;
+    audio.properties[2].number = 8;
+    doc->root.children.insert(doc->root.children.begin(), audio);
+    auto bytes = FbxBinaryWriter(7500, false, false).write(*doc);
+    const std::string marker = "ZZAUDIOZZ";
+    auto at = std::search(bytes.begin(), bytes.end(), marker.begin(), marker.end());
+    ASSERT_NE(at, bytes.end());
+    ASSERT_EQ(*(at - 5), 'S');
+    *(at - 5) = 0x5a;  // the string's type byte becomes the undefined 'Z'
+    auto parsed = fbx::parse(bytes, {});
+    ASSERT_TRUE(parsed) << parsed.error().to_string();
+    const fbx::Node* node = parsed->root.child("AudioLayer");
+    ASSERT_NE(node, nullptr);
+    ASSERT_EQ(node->properties.size(), 1u);  // the one before it
+    EXPECT_EQ(node->properties[0].integer, 7);
+    EXPECT_EQ(parsed->unknown_properties, 1u);
+    auto s = load_bytes(bytes, "quad.fbx");
+    ASSERT_TRUE(s) << s.error().to_string();
+    expect_skinned_quad(*s);
+    bool warned = false;
+    for (auto& w : s->warnings.items)
+        warned |= w.code == WarningCode::Tolerated && w.message.find("1 node records hold a property of a type not defined") != std::string::npos;
     EXPECT_TRUE(warned);
 }
 

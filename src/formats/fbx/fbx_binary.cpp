@@ -111,8 +111,18 @@ private:
         pos_ += name_len;
         const uint64_t properties_end = pos_ + property_bytes;
         node.properties.resize(num_properties);
-        for (auto& p : node.properties)
-            if (!property(p, properties_end)) return false;
+        for (size_t k = 0; k < node.properties.size(); ++k) {
+            // A type this parser does not know (Maya's audio nodes write 0x5a) has no size of its
+            // own: the node's property list is skipped from there by its declared length, the
+            // properties before it kept (docs/fbx.md §1.1), and the reader warns.
+            if (pos_ < properties_end && !known_type(char(bytes_[pos_]))) {
+                ++doc_->unknown_properties;
+                node.properties.resize(k);
+                pos_ = properties_end;
+                break;
+            }
+            if (!property(node.properties[k], properties_end)) return false;
+        }
         if (pos_ != properties_end)
             return fail_at(pos_, fmt::format("node '{}': its {} properties end at {}, not at {} as its header says", detail::excerpt(node.name), num_properties, pos_, properties_end));
         if (zero_end) return true;
@@ -123,6 +133,10 @@ private:
         }
         if (pos_ != end_offset) return fail_at(pos_, fmt::format("node '{}': its children end at {}, not at {} as its header says", detail::excerpt(node.name), pos_, end_offset));
         return true;
+    }
+
+    static bool known_type(char t) {
+        return std::string_view("CYILFDSRfdilbc").find(t) != std::string_view::npos;
     }
 
     bool property(Property& p, uint64_t limit) {

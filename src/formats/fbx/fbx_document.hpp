@@ -58,6 +58,9 @@ struct Document {
     // What the parser tolerated that breaks the layout (docs/fbx.md §1.1), for the reader's
     // warnings: records whose end offset is written as 0.
     uint64_t zero_end_records = 0;
+    // Binary nodes whose property list holds a type the parser does not know: the list is read up
+    // to it, the rest skipped by its declared length.
+    uint64_t unknown_properties = 0;
     // ASCII strings that held an entity, decoded (`&quot;` a quote, `&cr;` `&lf;` line breaks):
     // their Property::text points here. A deque, so the texts stay put as it grows and moves.
     std::deque<std::string> decoded;

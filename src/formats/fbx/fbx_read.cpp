@@ -52,6 +52,9 @@ public:
         if (doc_.zero_end_records)
             scene_.warnings.add(WarningCode::Tolerated, fmt::format("{} node records have an end offset of 0; each read as ending after its "
                                                                     "properties, without children", doc_.zero_end_records));
+        if (doc_.unknown_properties)
+            scene_.warnings.add(WarningCode::Tolerated, fmt::format("{} node records hold a property of a type not defined for FBX; each "
+                                                                    "read up to it, the rest of its properties skipped", doc_.unknown_properties));
         if (objects_.repeated)
             scene_.warnings.add(WarningCode::Tolerated, fmt::format("{} objects reuse an id (6.x: a name) an earlier object has; each kept "
                                                                     "apart as 'NAME (2)', linked to nothing", objects_.repeated));
