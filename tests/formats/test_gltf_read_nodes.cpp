@@ -17,7 +17,7 @@ using json = nlohmann::json;
 using P3 = std::array<double, 3>;
 
 const std::vector<float> triangle = {0, 0, 0, 1, 0, 0, 0, 1, 0};
-const double half_sqrt2 = std::sqrt(0.5);
+const float half_sqrt2 = float(std::sqrt(0.5));  // float: it fills float arrays (accessors, quaternions)
 
 Mat4 trs(Vec3 t, Quat r = {0, 0, 0, 1}, Vec3 s = {1, 1, 1}) { return transform_matrix(Transform{t, r, s}); }
 
