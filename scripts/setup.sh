@@ -11,7 +11,7 @@ packages=(
   build-essential cmake ninja-build g++ pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
-  libglm-dev libmeshoptimizer-dev libsimdjson-dev libstb-dev libpugixml-dev libfast-float-dev zlib1g-dev
+  libglm-dev libmeshoptimizer-dev libsimdjson-dev libstb-dev libpugixml-dev libfast-float-dev zlib1g-dev libdeflate-dev
   clang-14 libclang-rt-14-dev
   assimp-utils libassimp-dev libcal3d12-dev
   python3 time zip

@@ -244,6 +244,26 @@ TEST(FbxDocument, AnArrayThatInflatesPastItsSizeOrTheLimitsIsRefused) {
     EXPECT_EQ(doc.error().code, ErrorCode::LimitExceeded);
 }
 
+TEST(FbxDocument, ABrokenZlibArrayIsAnErrorNamingTheArrayAndItsOffset) {
+    // A deflated array whose stream ends in a wrong Adler-32 checksum (its last 4 bytes) is
+    // refused at the array's offset, saying why.
+    Writer w(7500, false);
+    const size_t n = w.open("Values", 1);
+    const size_t array_at = w.bytes.size();
+    w.doubles({0.5, -1.25, 3.0, 1e300}, true);
+    w.end_properties(n);
+    w.close(n, false);
+    ASSERT_TRUE(parse_binary(w.bytes, {}));
+    auto checksum = w.bytes;
+    checksum.back() ^= 0x01;  // the stream's last byte: the file ends with the array
+    auto doc = parse_binary(checksum, {});
+    ASSERT_FALSE(doc);
+    EXPECT_EQ(doc.error().code, ErrorCode::Malformed);
+    EXPECT_EQ(doc.error().offset, array_at) << doc.error().to_string();
+    EXPECT_NE(doc.error().message.find("array property 'd' of 4 elements"), std::string::npos) << doc.error().message;
+    EXPECT_NE(doc.error().message.find("checksum"), std::string::npos) << doc.error().message;
+}
+
 TEST(FbxDocument, EveryCorpusFileParses) {
     RIGPORT_REQUIRE_CORPUS();
     auto files = corpus_files("fbx", ".fbx");

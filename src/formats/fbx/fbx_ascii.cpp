@@ -217,7 +217,7 @@ private:
             if (p.type != 'L' && p.type != 'D') return;
             integers = integers && p.type == 'L';
         }
-        Property array;
+        Property array(node.properties.get_allocator());  // in the document's arena, moved below
         array.type = integers ? 'l' : 'd';
         if (integers) {
             array.integers.reserve(node.properties.size());
@@ -226,7 +226,8 @@ private:
             array.numbers.reserve(node.properties.size());
             for (auto& p : node.properties) array.numbers.push_back(p.number);
         }
-        node.properties.assign(1, std::move(array));
+        node.properties.clear();
+        node.properties.push_back(std::move(array));
     }
 
     // FBXHeaderExtension/FBXVersion, or 0 when the file does not say (the reader refuses it then).

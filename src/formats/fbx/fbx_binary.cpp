@@ -1,10 +1,15 @@
 // Binary FBX node records (docs/fbx.md §1.1): 32-bit record headers before 7.5, 64-bit from 7.5,
 // either byte order, arrays raw or zlib-deflated. Every offset is checked against the record that
-// holds it and the file; inflation is bounded by the size the array declares.
-#include <zlib.h>
+// holds it and the file; inflation is bounded by the size the array declares. Arrays are inflated
+// with libdeflate (docs/fbx.md §1.1): whole-buffer, into exactly the declared size.
+#include <libdeflate.h>
 
 #include <bit>
 #include <cstring>
+#include <deque>
+#include <iterator>
+#include <memory>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -22,6 +27,9 @@ public:
     Expected<Document> run() {
         Document doc;
         doc_ = &doc;
+        // Destroyed before `doc` on every return, while the arena its vectors use still exists.
+        std::deque<std::pmr::vector<Node>> levels;
+        levels_ = &levels;
         doc.binary = true;
         if (bytes_.size() < 27) return fail(bytes_.size(), "the file ends inside the 27-byte header");
         doc.big_endian = bytes_[22] == 1;
@@ -36,9 +44,10 @@ public:
         // files, to the end.
         while (pos_ < bytes_.size()) {
             bool end = false;
-            if (!record(doc.root, bytes_.size(), 0, end)) return error_;
+            if (!record(level(0), bytes_.size(), 0, end)) return error_;
             if (end) break;
         }
+        adopt(doc.root, 0, 0);
         // Before 6.0 the header's number is the binary layout's; the scene's version is the
         // FBXHeaderExtension's FBXVersion (5000 under a 3000 header), read as ufbx reads it.
         if (doc.version < 6000)
@@ -77,9 +86,24 @@ private:
         return error_;
     }
 
-    // One record and its children; `limit` is where the parent record ends. A null record (all
-    // header fields zero) ends the parent's list: `end` is set.
-    bool record(Node& parent, uint64_t limit, uint32_t depth, bool& end) {
+    // The records being read at one depth: a node's children gather here and move into its
+    // own vector, sized once, when the node ends (a vector grown child by child would leave
+    // every smaller copy behind in the arena).
+    std::pmr::vector<Node>& level(uint32_t depth) {
+        while (levels_->size() <= depth) levels_->emplace_back(doc_->arena.get());
+        return (*levels_)[depth];
+    }
+    void adopt(Node& node, uint32_t depth, size_t first) {
+        std::pmr::vector<Node>& gathered = level(depth);
+        node.children.reserve(gathered.size() - first);
+        node.children.insert(node.children.end(), std::make_move_iterator(gathered.begin() + std::ptrdiff_t(first)),
+                             std::make_move_iterator(gathered.end()));
+        gathered.resize(first);
+    }
+
+    // One record and its children, appended to `siblings`; `limit` is where the parent record
+    // ends. A null record (all header fields zero) ends the parent's list: `end` is set.
+    bool record(std::pmr::vector<Node>& siblings, uint64_t limit, uint32_t depth, bool& end) {
         const uint64_t at = pos_;
         const unsigned w = wide_ ? 8 : 4;
         if (!has(header_size(), limit)) return fail_at(at, fmt::format("a node record's {}-byte header runs past the end of its parent at {}", header_size(), limit));
@@ -105,7 +129,7 @@ private:
         if (num_properties > property_bytes / 2)  // the smallest property (a 'C') takes 2 bytes
             return fail_at(at, fmt::format("node record: {} properties cannot fit in {} bytes", num_properties, property_bytes));
         if (!budget_.add_node(num_properties)) return fail_at(at, budget_.message(), ErrorCode::LimitExceeded);
-        Node& node = parent.children.emplace_back();
+        Node& node = siblings.emplace_back();
         node.offset = at;
         node.name = std::string_view(reinterpret_cast<const char*>(bytes_.data() + pos_), name_len);
         pos_ += name_len;
@@ -126,11 +150,14 @@ private:
         if (pos_ != properties_end)
             return fail_at(pos_, fmt::format("node '{}': its {} properties end at {}, not at {} as its header says", detail::excerpt(node.name), num_properties, pos_, properties_end));
         if (zero_end) return true;
+        std::pmr::vector<Node>& children = level(depth + 1);
+        const size_t first = children.size();
         while (pos_ < end_offset) {
             bool child_end = false;
-            if (!record(node, end_offset, depth + 1, child_end)) return false;
+            if (!record(children, end_offset, depth + 1, child_end)) return false;
             if (child_end) break;
         }
+        adopt(node, depth + 1, first);
         if (pos_ != end_offset) return fail_at(pos_, fmt::format("node '{}': its children end at {}, not at {} as its header says", detail::excerpt(node.name), pos_, end_offset));
         return true;
     }
@@ -195,20 +222,34 @@ private:
         const uint64_t want = count * size;
         if (encoding == 1 && want >= UINT32_MAX) return fail_at(at, fmt::format("array property '{}' of {} elements: more than 4 GiB to inflate", p.type, count), ErrorCode::LimitExceeded);
         std::span<const uint8_t> raw = bytes_.subspan(pos_, stored);
-        std::vector<uint8_t> inflated;
+        pos_ += stored;
         if (encoding == 1) {
             // Deflate expands at most 1032:1: a larger claim is refused before any allocation.
             if (want / 1032 > stored + 1)
                 return fail_at(at, fmt::format("array property '{}' of {} elements: {} zlib bytes cannot hold {} bytes", p.type, count, stored, want));
-            inflated.resize(want);
-            if (!inflate_exactly(raw, inflated)) return fail_at(at, fmt::format("array property '{}' of {} elements: its {} zlib bytes do not inflate to exactly {} bytes", p.type, count, stored, want));
-            raw = inflated;
+            // Doubles and int64s in the machine's byte order inflate straight into the property;
+            // everything else into the scratch buffer, then widened or swapped from there.
+            const bool direct = !big_ && std::endian::native == std::endian::little && (p.type == 'd' || p.type == 'l');
+            uint8_t* out;
+            if (direct && p.type == 'd') {
+                p.numbers.resize(count);
+                out = reinterpret_cast<uint8_t*>(p.numbers.data());
+            } else if (direct) {
+                p.integers.resize(count);
+                out = reinterpret_cast<uint8_t*>(p.integers.data());
+            } else {
+                if (scratch_.size() < want) scratch_.resize(want);
+                out = scratch_.data();
+            }
+            if (const char* why = inflate_exactly(raw, out, want))
+                return fail_at(at, fmt::format("array property '{}' of {} elements: its {} zlib bytes do not inflate to exactly {} bytes ({})", p.type, count, stored, want, why));
+            if (direct) return true;
+            raw = std::span<const uint8_t>(scratch_.data(), want);
         } else if (encoding != 0) {
             return fail_at(at + 5, fmt::format("array property '{}': encoding {} (0 = raw and 1 = zlib are defined)", p.type, encoding));
         } else if (stored != want) {
             return fail_at(at, fmt::format("array property '{}': {} elements of {} bytes stored in {} bytes", p.type, count, size, stored));
         }
-        pos_ += stored;
         if (big_ || std::endian::native != std::endian::little) {
             decode_swapped(p, raw, count, size);
             return true;
@@ -225,7 +266,7 @@ private:
     }
 
     template <typename T, typename Out>
-    static void widen(std::vector<Out>& out, std::span<const uint8_t> raw, size_t count) {
+    static void widen(std::pmr::vector<Out>& out, std::span<const uint8_t> raw, size_t count) {
         out.resize(count);
         for (size_t k = 0; k < count; ++k) {
             T v;
@@ -263,23 +304,26 @@ private:
         }
     }
 
-    // zlib's inflate into the declared size plus one spare byte: more output than declared (or
-    // less, or a broken stream) is an error, never a larger allocation.
-    static bool inflate_exactly(std::span<const uint8_t> in, std::vector<uint8_t>& out) {
-        const size_t want = out.size();
-        out.push_back(0);
-        z_stream z{};
-        if (inflateInit(&z) != Z_OK) return false;
-        z.next_in = const_cast<Bytef*>(in.data());
-        z.avail_in = uInt(in.size());  // < 4 GiB: a u32 in the file
-        z.next_out = out.data();
-        z.avail_out = uInt(out.size());  // <= 8 x max_elements + 1, checked by the caller
-        const int rc = inflate(&z, Z_FINISH);
-        const bool ok = rc == Z_STREAM_END && z.total_out == want;
-        inflateEnd(&z);
-        out.pop_back();
-        return ok;
+    // One zlib stream into exactly `want` bytes at `out`: null when it does, else why not. More
+    // output than declared is refused when the buffer is full, so nothing past it is written or
+    // allocated. One decompressor serves every array of the document.
+    const char* inflate_exactly(std::span<const uint8_t> in, uint8_t* out, size_t want) {
+        if (!inflater_) {
+            inflater_.reset(libdeflate_alloc_decompressor());
+            if (!inflater_) throw std::bad_alloc();  // turned into an error by the entry point's guard
+        }
+        static uint8_t none;  // an empty array still needs somewhere to point
+        switch (libdeflate_zlib_decompress(inflater_.get(), in.data(), in.size(), want ? out : &none, want, nullptr)) {
+            case LIBDEFLATE_SUCCESS: return nullptr;
+            case LIBDEFLATE_SHORT_OUTPUT: return "fewer bytes";
+            case LIBDEFLATE_INSUFFICIENT_SPACE: return "more bytes";
+            default: return "broken zlib data or checksum";
+        }
     }
+
+    struct FreeInflater {
+        void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
+    };
 
     std::span<const uint8_t> bytes_;
     Budget budget_;
@@ -287,6 +331,9 @@ private:
     uint64_t pos_ = 0;
     bool big_ = false, wide_ = false;
     Error error_;
+    std::unique_ptr<libdeflate_decompressor, FreeInflater> inflater_;  // made at the first deflated array
+    std::vector<uint8_t> scratch_;  // inflated arrays that are widened or byte-swapped, reused
+    std::deque<std::pmr::vector<Node>>* levels_ = nullptr;  // by depth: records read, not yet moved to their parent (run()'s)
 };
 
 }  // namespace

@@ -158,7 +158,7 @@ double bezier_parameter(double x1, double x2, double u) {
 // A key's letters are bare words in ASCII and one-byte 'C' values in binary 6.1 (docs/fbx.md §2.6).
 bool is_letter(const Property& p) { return p.type == 'W' || (p.type == 'C' && p.text.size() == 1); }
 
-bool is_key_start(const std::vector<Property>& p, size_t i) {
+bool is_key_start(std::span<const Property> p, size_t i) {
     return i + 2 < p.size() && p[i].type == 'L' && p[i + 1].is_number() && p[i + 1].type != 'C' && is_letter(p[i + 2]) &&
            (p[i + 2].text == "L" || p[i + 2].text == "C" || p[i + 2].text == "U");
 }

@@ -13,7 +13,7 @@ bool Node::numbers_of(std::vector<double>& out) const {
     out.clear();
     if (properties.size() == 1 && properties[0].is_array()) {
         const Property& p = properties[0];
-        if (!p.numbers.empty() || p.integers.empty()) out = p.numbers;
+        if (!p.numbers.empty() || p.integers.empty()) out.assign(p.numbers.begin(), p.numbers.end());
         else out.assign(p.integers.begin(), p.integers.end());
         return true;
     }
@@ -29,7 +29,7 @@ bool Node::integers_of(std::vector<int64_t>& out) const {
     if (properties.size() == 1 && properties[0].is_array()) {
         const Property& p = properties[0];
         if (!p.integers.empty() || p.numbers.empty()) {
-            out = p.integers;
+            out.assign(p.integers.begin(), p.integers.end());
             return true;
         }
         for (double d : p.numbers) {
