@@ -259,7 +259,10 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
         int32_t slot = 0;
         if (material.present) {
             const int64_t s = material.at(first, polygon, 0);
-            slot = s >= 0 ? int32_t(material.values[size_t(s)]) : 0;
+            // A slot is an index as the file wrote it (a double here): one outside int32 names no
+            // material, like any other slot past the model's materials.
+            const double m = s >= 0 ? material.values[size_t(s)] : 0.0;
+            slot = m >= 0 && m < 2147483648.0 ? int32_t(m) : -1;
         }
         const int32_t scene_material = slot >= 0 && size_t(slot) < place.materials.size() ? place.materials[size_t(slot)] : -1;
         Builder& b = by_material[scene_material];
