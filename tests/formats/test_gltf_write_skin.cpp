@@ -73,6 +73,49 @@ TEST(GltfSkin, AJointFlattenedAtRestGetsTheInverseOfItsPlaceAndRotation) {
         for (int r = 0; r < 3; ++r) EXPECT_NEAR(ibm[16 + size_t(c) * 4 + size_t(r)], expected[size_t(c)][size_t(r)], 1e-6) << c << " " << r;
 }
 
+// The same case with a very long axis: a joint chain scaled 2.7e14 along z and sheared by a
+// rotation between them (a mutated FBX of ours, found by the sanitizer build). An inverse of place and
+// rotation alone left the joints' scale in W * IBM, and baking vertices near 2.7e14 with it went
+// beyond float range, so rigport refused its own GLB. The lost axis is now filled in and the
+// spanning ones kept: the file reads back and, at rest, the skinned vertices stay within the
+// model's size.
+TEST(GltfSkin, AJointFlattenedByAHugeShearReadsBackWithinFloatRange) {
+    Scene s;
+    s.meta.up = UpAxis::Y;
+    s.skeleton.joints.resize(2);
+    s.skeleton.joints[0].name = "Root";
+    s.skeleton.joints[0].bind = {{0, 1, 0}, {0, 0.31622776f, 0, 0.9486833f}, {1, 1, 2.7157937e14f}};
+    s.skeleton.joints[1].name = "Tip";
+    s.skeleton.joints[1].parent = 0;
+    s.skeleton.joints[1].bind = {{0, -4.2657382e8f, 0}, {0, -0.4082483f, 0.8164966f, 0.4082483f}, {1, 1, 2.7157937e14f}};
+    Mesh m;
+    m.name = "Quad";
+    m.positions = {{2.7157937e14f, 0, 1}, {2.8e14f, 0, 1}, {2.8e14f, 1e13f, 1}, {2.7157937e14f, 1e13f, 1}};
+    m.triangles = {{0, 1, 2}, {0, 2, 3}};
+    m.skin.offsets = {0, 1, 2, 3, 4};
+    m.skin.influences = {{1, 1}, {1, 1}, {0, 1}, {1, 1}};
+    s.meshes.push_back(m);
+    Warnings warnings;
+    SaveOptions options;
+    options.format = "glb";
+    options.warnings = &warnings;
+    auto out = save_bytes(s, "shear.glb", options);
+    ASSERT_TRUE(out) << out.error().to_string();
+    const bool said = std::any_of(warnings.items.begin(), warnings.items.end(), [](const Warning& w) { return w.message.find("joint 'Tip'") != std::string::npos; });
+    EXPECT_TRUE(said);
+    LoadOptions back;
+    back.format = "gltf";
+    auto read = load_bytes(*out, "shear.glb", back);
+    ASSERT_TRUE(read) << read.error().to_string();
+    ASSERT_EQ(read->meshes.size(), 1u);
+    // Baked with a W * IBM that maps what the joint keeps to itself and nothing beyond it: every
+    // coordinate stays within a few times the model's size (3e14).
+    for (const Vec3& p : read->meshes[0].positions)
+        for (float v : p) EXPECT_LE(std::fabs(v), 1e15f);
+    // The vertex on the unflattened Root is where it was, within float rounding of 3e14.
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(read->meshes[0].positions[2][size_t(k)], m.positions[2][size_t(k)], 1e8) << k;
+}
+
 TEST(GltfSkin, JointsMergedWeightsNormalized) {
     ParsedGltf g = write_glb(two_roots());
     ASSERT_EQ(g.attribute(1, "JOINTS_0"), -1);  // the rigid mesh has no skin

@@ -41,9 +41,13 @@ bool has_influences(const Mesh& mesh) {
     return std::any_of(mesh.skin.influences.begin(), mesh.skin.influences.end(), [](const Influence& i) { return i.weight > 0; });
 }
 
-// A flattened joint's place and rotation: its two longest axes made orthonormal, the third their
-// cross product (in the axes' own order, so the rotation stays proper), its translation kept.
-Mat4 unflattened(const Mat4& w) {
+// A flattened joint's frame completed so that it has an inverse: the columns that still span
+// keep their direction and length, and each lost axis is filled in square to them at the longest
+// column's length (in the columns' own order, so the frame stays proper); the translation is kept.
+// W * inverse(completed) then maps what the joint keeps to itself and stays within the model's
+// size: an inverse of place and rotation alone would scale the skinned vertices by the joint's own
+// scale, which for a very long axis takes them beyond float range when a reader bakes them.
+Mat4 completed(const Mat4& w) {
     using D3 = std::array<double, 3>;
     auto dot = [](const D3& a, const D3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; };
     auto cross = [](const D3& a, const D3& b) { return D3{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}; };
@@ -53,26 +57,38 @@ Mat4 unflattened(const Mat4& w) {
         for (double& c : v) c /= n;
         return v;
     };
+    auto minus = [](D3 v, const D3& d, double along) {
+        for (int k = 0; k < 3; ++k) v[size_t(k)] -= along * d[size_t(k)];
+        return v;
+    };
     D3 col[3];
     for (int c = 0; c < 3; ++c) col[c] = {w[c][0], w[c][1], w[c][2]};
     int order[3] = {0, 1, 2};
     std::stable_sort(order, order + 3, [&](int a, int b) { return dot(col[a], col[a]) > dot(col[b], col[b]); });
     const int i0 = order[0], i1 = order[1], i2 = order[2];
+    double longest = std::sqrt(dot(col[i0], col[i0]));
+    if (!(longest > 1e-300) || !std::isfinite(longest)) longest = 1;  // nothing spans: a rotation at unit length
+    // A column counts as spanning when what is left of it, square to the columns before, is more
+    // than 1e-4 of the longest: the completed frame is then well enough conditioned for floats.
+    const double spans = 1e-4 * longest;
     D3 own_axis{0, 0, 0};
     own_axis[size_t(i0)] = 1;
     const D3 a = unit(col[i0], own_axis);
-    D3 v = col[i1];
-    const double along = dot(a, v);
-    for (int k = 0; k < 3; ++k) v[size_t(k)] -= along * a[size_t(k)];
+    const D3 r1 = minus(col[i1], a, dot(a, col[i1]));
+    const bool keep1 = std::sqrt(dot(r1, r1)) > spans;
     // Any direction square to a when the second axis is gone too.
     const D3 any = std::fabs(a[0]) < 0.9 ? cross(a, D3{1, 0, 0}) : cross(a, D3{0, 1, 0});
-    const D3 b = unit(v, unit(any, D3{0, 1, 0}));
-    Mat4 r = identity_matrix();
+    const D3 b = unit(r1, unit(any, D3{0, 1, 0}));
+    const D3 r2 = minus(minus(col[i2], a, dot(a, col[i2])), b, dot(b, col[i2]));
+    const bool keep2 = keep1 && std::sqrt(dot(r2, r2)) > spans;
     const D3 c = i1 == (i0 + 1) % 3 ? cross(a, b) : cross(b, a);
+    D3 out[3];
+    out[i0] = std::sqrt(dot(col[i0], col[i0])) > 1e-300 ? col[i0] : D3{a[0] * longest, a[1] * longest, a[2] * longest};
+    out[i1] = keep1 ? col[i1] : D3{b[0] * longest, b[1] * longest, b[2] * longest};
+    out[i2] = keep2 ? col[i2] : D3{c[0] * longest, c[1] * longest, c[2] * longest};
+    Mat4 r = identity_matrix();
     for (int k = 0; k < 3; ++k) {
-        r[size_t(i0)][size_t(k)] = a[size_t(k)];
-        r[size_t(i1)][size_t(k)] = b[size_t(k)];
-        r[size_t(i2)][size_t(k)] = c[size_t(k)];
+        for (int i = 0; i < 3; ++i) r[size_t(i)][size_t(k)] = out[i][size_t(k)];
         r[3][size_t(k)] = w[3][size_t(k)];
     }
     return r;
@@ -154,9 +170,9 @@ void write_skin(WriteContext& ctx) {
                            w[2][0] * (w[0][1] * w[1][2] - w[1][1] * w[0][2]);
         Mat4 ibm;
         if (!(std::fabs(det) > 1e-9 * c0 * c1 * c2) || !(c0 > 0 && c1 > 0 && c2 > 0)) {
-            ibm = inverse_affine(unflattened(w));
+            ibm = inverse_affine(completed(w));
             ctx.warn(WarningCode::Interpreted, fmt::format("joint '{}': its rest pose scales an axis to nothing, so no inverse bind matrix exists; "
-                                                           "written as the inverse of its rest place and rotation", skeleton.joints[j].name));
+                                                           "written as the inverse of its rest pose with the lost axes filled in", skeleton.joints[j].name));
         } else {
             ibm = inverse_affine(w);
         }
