@@ -413,15 +413,16 @@ private:
 
     void property(const fbx::Property& p) {
         if (five_ && (p.type == 'l' || p.type == 'd')) {
-            for (int64_t v : p.integers) {
-                bytes_.push_back('I');
-                put(uint64_t(uint32_t(int32_t(v))), 4);
-            }
-            for (double v : p.numbers) {
-                fbx::Property d;
-                d.type = 'D';
-                d.number = v;
-                property(d);
+            for (size_t k = 0; k < p.count; ++k) {
+                if (p.type == 'l') {
+                    bytes_.push_back('I');
+                    put(uint64_t(uint32_t(int32_t(p.integer_at(k)))), 4);
+                } else {
+                    fbx::Property d;
+                    d.type = 'D';
+                    d.number = p.number_at(k);
+                    property(d);
+                }
             }
             return;
         }
@@ -449,11 +450,15 @@ private:
             }
             case 'l': case 'd': {
                 std::vector<uint8_t> raw;
-                const size_t count = p.type == 'l' ? p.integers.size() : p.numbers.size();
+                const size_t count = p.count;
                 for (size_t k = 0; k < count; ++k) {
                     uint64_t b;
-                    if (p.type == 'l') b = uint64_t(p.integers[k]);
-                    else std::memcpy(&b, &p.numbers[k], 8);
+                    if (p.type == 'l') {
+                        b = uint64_t(p.integer_at(k));
+                    } else {
+                        const double v = p.number_at(k);
+                        std::memcpy(&b, &v, 8);
+                    }
                     for (unsigned i = 0; i < 8; ++i) raw.push_back(uint8_t(b >> (8 * (big_ ? 7 - i : i))));
                 }
                 std::vector<uint8_t> stored = raw;

@@ -61,6 +61,17 @@ public:
         }
         array('d', v.size(), raw, deflate);
     }
+    // Any array type: each element's bits in the file's byte order.
+    template <typename T>
+    void elements(char type, const std::vector<T>& v, bool deflate) {
+        std::vector<uint8_t> raw;
+        for (T x : v) {
+            uint64_t b = 0;
+            std::memcpy(&b, &x, sizeof(T));
+            for (unsigned i = 0; i < sizeof(T); ++i) raw.push_back(uint8_t(b >> (8 * (big_ ? sizeof(T) - 1 - i : i))));
+        }
+        array(type, v.size(), raw, deflate);
+    }
     void array(char type, uint64_t count, const std::vector<uint8_t>& raw, bool deflate) {
         std::vector<uint8_t> stored = raw;
         if (deflate) {
@@ -101,6 +112,23 @@ std::vector<uint8_t> small_file(uint32_t version, bool big, bool deflate) {
     w.doubles({0.5, -1.25, 3.0, 1e300}, deflate);
     w.end_properties(vertices);
     w.close(vertices, false);
+    // One array of every other type (kept in the width the file stores).
+    const size_t floats = w.open("Floats", 1);
+    w.elements<float>('f', {0.5f, -2.0f, 3e38f}, deflate);
+    w.end_properties(floats);
+    w.close(floats, false);
+    const size_t ints = w.open("Ints", 1);
+    w.elements<int32_t>('i', {-3, 7, INT32_MIN}, deflate);
+    w.end_properties(ints);
+    w.close(ints, false);
+    const size_t longs = w.open("Longs", 1);
+    w.elements<int64_t>('l', {-5, INT64_MAX}, deflate);
+    w.end_properties(longs);
+    w.close(longs, false);
+    const size_t bytes = w.open("Bytes", 1);
+    w.elements<uint8_t>('b', {1, 0, 255}, deflate);
+    w.end_properties(bytes);
+    w.close(bytes, false);
     w.close(geometry, true);
     w.close(objects, true);
     w.null_record();
@@ -120,6 +148,28 @@ void expect_small_tree(const Document& doc) {
     std::vector<double> v;
     ASSERT_TRUE(vertices->numbers_of(v));
     EXPECT_EQ(v, (std::vector<double>{0.5, -1.25, 3.0, 1e300}));
+    std::vector<int64_t> n;
+    const Node* floats = geometry->child("Floats");
+    ASSERT_NE(floats, nullptr);
+    ASSERT_TRUE(floats->numbers_of(v));
+    EXPECT_EQ(v, (std::vector<double>{0.5, -2.0, double(3e38f)}));
+    EXPECT_EQ(floats->properties[0].number_at(1), -2.0);
+    EXPECT_FALSE(floats->integers_of(n)) << "0.5 is not an integer";
+    const Node* ints = geometry->child("Ints");
+    ASSERT_NE(ints, nullptr);
+    ASSERT_TRUE(ints->integers_of(n));
+    EXPECT_EQ(n, (std::vector<int64_t>{-3, 7, INT32_MIN}));
+    ASSERT_TRUE(ints->numbers_of(v));
+    EXPECT_EQ(v, (std::vector<double>{-3, 7, double(INT32_MIN)}));
+    const Node* longs = geometry->child("Longs");
+    ASSERT_NE(longs, nullptr);
+    ASSERT_TRUE(longs->integers_of(n));
+    EXPECT_EQ(n, (std::vector<int64_t>{-5, INT64_MAX}));
+    EXPECT_EQ(longs->properties[0].integer_at(1), INT64_MAX);
+    const Node* bytes = geometry->child("Bytes");
+    ASSERT_NE(bytes, nullptr);
+    ASSERT_TRUE(bytes->integers_of(n));
+    EXPECT_EQ(n, (std::vector<int64_t>{1, 0, 255}));
 }
 
 Expected<Document> parse_text(const std::string& text, const LoadOptions& options = {}) {
@@ -170,8 +220,8 @@ TEST(FbxDocument, AsciiGivesTheSameTree) {
     const Node* indices = doc->root.child("PolygonVertexIndex");
     ASSERT_EQ(indices->properties.size(), 1u);
     EXPECT_EQ(indices->properties[0].type, 'l');
-    EXPECT_EQ(indices->properties[0].integers.size(), 40u);
-    EXPECT_EQ(indices->properties[0].integers[2], -3);
+    EXPECT_EQ(indices->properties[0].array_size(), 40u);
+    EXPECT_EQ(indices->properties[0].integer_at(2), -3);
     const Node* property = doc->root.child("Property");
     ASSERT_EQ(property->properties.size(), 6u);
     EXPECT_EQ(property->properties[3].type, 'L');
@@ -231,7 +281,7 @@ TEST(FbxDocument, AnArrayThatInflatesPastItsSizeOrTheLimitsIsRefused) {
     w.close(n, false);
     auto doc = parse_binary(w.bytes, {});
     ASSERT_TRUE(doc) << doc.error().to_string();
-    EXPECT_EQ(doc->root.children[0].properties[0].numbers.size(), 1u << 20);
+    EXPECT_EQ(doc->root.children[0].properties[0].array_size(), 1u << 20);
     auto smaller = w.bytes;
     smaller[n + 25 + 5 + 3] = 0x0f;  // the array's count (after the header, the name, the type): 2^20 -> 15 x 2^16
     doc = parse_binary(smaller, {});

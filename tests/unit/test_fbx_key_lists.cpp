@@ -1,4 +1,4 @@
-// FBX 6.x channel key lists (docs/fbx.md §2.6): ASCII writes a key's letters as bare words
+// FBX key lists and key times (docs/fbx.md §2.6). 6.x channel key lists: ASCII writes a key's letters as bare words
 // ("U", "s", "n"), binary 6.1 as one-byte 'C' values. Both must give the same curve.
 #include <gtest/gtest.h>
 
@@ -7,6 +7,7 @@
 
 #include "formats/fbx/fbx_curve.hpp"
 #include "formats/fbx/fbx_document.hpp"
+#include "formats/fbx/fbx_layers.hpp"
 
 namespace rigport::fbx {
 namespace {
@@ -70,3 +71,20 @@ TEST(FbxKeyLists, BinarySixOneLettersReadAsAsciiWords) {
 
 }  // namespace
 }  // namespace rigport::fbx
+
+// A joint's samples are its curves' key times merged (docs/fbx.md §2.6 "Sampling cost"): sorted,
+// each time once, whether the curves share their times, interleave, repeat a time or are empty.
+TEST(FbxKeyTimes, CurvesMergeSortedEachTimeOnce) {
+    using rigport::fbx::merge_times;
+    std::vector<int64_t> out, scratch;
+    merge_times(out, std::vector<int64_t>{}, scratch);
+    EXPECT_TRUE(out.empty());
+    merge_times(out, std::vector<int64_t>{0, 10, 10, 20}, scratch);  // a repeated key time
+    EXPECT_EQ(out, (std::vector<int64_t>{0, 10, 20}));
+    merge_times(out, std::vector<int64_t>{0, 10, 20}, scratch);  // the same times: nothing changes
+    EXPECT_EQ(out, (std::vector<int64_t>{0, 10, 20}));
+    merge_times(out, std::vector<int64_t>{-5, 5, 20, 30}, scratch);
+    EXPECT_EQ(out, (std::vector<int64_t>{-5, 0, 5, 10, 20, 30}));
+    merge_times(out, std::vector<int64_t>{INT64_MIN, INT64_MAX}, scratch);
+    EXPECT_EQ(out, (std::vector<int64_t>{INT64_MIN, -5, 0, 5, 10, 20, 30, INT64_MAX}));
+}

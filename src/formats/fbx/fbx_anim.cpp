@@ -63,7 +63,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
     const float rate = frame_rate_of(doc);
     TakeCounts counts;
     size_t empty_stacks = 0;
-    std::map<uint32_t, Curve> curves;  // 7.x: by object index, read once
+    CurveStore curves;                 // 7.x: by object index, read once
     std::deque<Curve> channel_curves;  // 6.x
     std::vector<Take> takes;
     if (!(doc.version < 7000 ? gather_takes(doc, objects, model_of, channel_curves, takes, counts, error)
@@ -71,8 +71,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
         return false;
 
     for (Take& take : takes) {
-        std::vector<int64_t>& times = take.times;
-        if (times.empty()) {  // nothing moves in this take: no animation to give
+        if (!take.first_key) {  // nothing moves in this take: no animation to give
             ++empty_stacks;
             continue;
         }
@@ -81,11 +80,9 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
         // window of its own, or with an empty one, spans its keys. A joint's samples are the keys
         // that move it inside the window, and the window's start and stop themselves (the pose
         // there, between keys or held from the nearest one).
-        std::sort(times.begin(), times.end());
-        times.erase(std::unique(times.begin(), times.end()), times.end());
         const bool own_window = take.start && take.stop && *take.stop > *take.start;
-        const int64_t start = own_window ? *take.start : times.front();
-        const int64_t stop = own_window ? *take.stop : times.back();
+        const int64_t start = own_window ? *take.start : *take.first_key;
+        const int64_t stop = own_window ? *take.stop : *take.last_key;
         if (int64_t span = 0; __builtin_sub_overflow(stop, start, &span)) {  // times as read: any 64-bit values
             error = make_error(ErrorCode::LimitExceeded, fmt::format("animation '{}': its time span from {} to {} ticks is out of range",
                                                                      detail::excerpt(take.name), start, stop));
@@ -113,13 +110,15 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
         std::sort(frame.begin(), frame.end());
         frame.erase(std::unique(frame.begin(), frame.end()), frame.end());
         while (frame.size() > 1 && frame.back() > stop) frame.pop_back();
-        // The frame plus the key times within (start, stop) of `keys`, sorted, each once.
-        auto samples_with = [&](const std::vector<int64_t>& base, std::vector<int64_t> keys) {
-            std::erase_if(keys, [&](int64_t t) { return !(t > start && t < stop); });
-            keys.insert(keys.end(), base.begin(), base.end());
-            std::sort(keys.begin(), keys.end());
-            keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-            return keys;
+        // `base` (sorted, each once) plus the key times within (start, stop) of `keys` (sorted,
+        // each once), sorted, each once.
+        std::vector<int64_t> scratch;
+        auto samples_with = [&](const std::vector<int64_t>& base, const std::vector<int64_t>& keys) {
+            const auto from = std::upper_bound(keys.begin(), keys.end(), start);
+            const auto to = std::lower_bound(from, keys.end(), stop);
+            std::vector<int64_t> out = base;
+            merge_times(out, std::span<const int64_t>(keys.data() + (from - keys.begin()), size_t(to - from)), scratch);
+            return out;
         };
 
         // Each joint is placed at the key times of the curves that move it or its ancestors
@@ -161,9 +160,7 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
                 continue;
             }
             std::vector<int64_t> all = samples[j];
-            for (uint32_t c : moving_children[j]) all.insert(all.end(), needed[c].begin(), needed[c].end());
-            std::sort(all.begin(), all.end());
-            all.erase(std::unique(all.begin(), all.end()), all.end());
+            for (uint32_t c : moving_children[j]) merge_times(all, needed[c], scratch);
             if (over_budget(all.size() - samples[j].size())) return false;
             needed[j] = std::move(all);
         }
@@ -182,7 +179,8 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
             auto place_at = [&](int64_t t, const Placement* parent) {
                 if (!animated) return place(g.transforms[m], g.local[m], parent);
                 const NodeTransform nt = animated_transform(take, m, g.transforms[m], t);
-                return place(nt, local_matrix(nt), parent);
+                const Mat4 rotation = rotation_part(nt);
+                return place(nt, local_matrix(nt, rotation), rotation, parent);
             };
             auto relative = [&](const Mat4& world, const Placement* parent) {
                 bool sheared = false;

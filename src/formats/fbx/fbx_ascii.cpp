@@ -217,15 +217,18 @@ private:
             if (p.type != 'L' && p.type != 'D') return;
             integers = integers && p.type == 'L';
         }
-        Property array(node.properties.get_allocator());  // in the document's arena, moved below
+        // Its elements as 8-byte values in the document's arena, where binary arrays live too.
+        if (node.properties.size() > UINT32_MAX) return;
+        Property array;
         array.type = integers ? 'l' : 'd';
-        if (integers) {
-            array.integers.reserve(node.properties.size());
-            for (auto& p : node.properties) array.integers.push_back(p.integer);
-        } else {
-            array.numbers.reserve(node.properties.size());
-            for (auto& p : node.properties) array.numbers.push_back(p.number);
+        array.count = uint32_t(node.properties.size());  // below max_elements (the parser's budget)
+        auto* out = static_cast<uint8_t*>(node.properties.get_allocator().resource()->allocate(std::max<size_t>(1, node.properties.size() * 8), 8));
+        for (size_t k = 0; k < node.properties.size(); ++k) {
+            const Property& p = node.properties[k];
+            if (integers) std::memcpy(out + k * 8, &p.integer, 8);
+            else std::memcpy(out + k * 8, &p.number, 8);
         }
+        array.data = out;
         node.properties.clear();
         node.properties.push_back(std::move(array));
     }

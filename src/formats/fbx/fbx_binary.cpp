@@ -4,6 +4,7 @@
 // with libdeflate (docs/fbx.md §1.1): whole-buffer, into exactly the declared size.
 #include <libdeflate.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <deque>
@@ -163,7 +164,11 @@ private:
     }
 
     static bool known_type(char t) {
-        return std::string_view("CYILFDSRfdilbc").find(t) != std::string_view::npos;
+        switch (t) {
+            case 'C': case 'Y': case 'I': case 'L': case 'F': case 'D': case 'S': case 'R':
+            case 'f': case 'd': case 'i': case 'l': case 'b': case 'c': return true;
+            default: return false;
+        }
     }
 
     bool property(Property& p, uint64_t limit) {
@@ -223,85 +228,38 @@ private:
         if (encoding == 1 && want >= UINT32_MAX) return fail_at(at, fmt::format("array property '{}' of {} elements: more than 4 GiB to inflate", p.type, count), ErrorCode::LimitExceeded);
         std::span<const uint8_t> raw = bytes_.subspan(pos_, stored);
         pos_ += stored;
+        p.count = uint32_t(count);
+        const bool native = size == 1 || big_ == (std::endian::native == std::endian::big);  // the file's byte order is the machine's
         if (encoding == 1) {
             // Deflate expands at most 1032:1: a larger claim is refused before any allocation.
             if (want / 1032 > stored + 1)
                 return fail_at(at, fmt::format("array property '{}' of {} elements: {} zlib bytes cannot hold {} bytes", p.type, count, stored, want));
-            // Doubles and int64s in the machine's byte order inflate straight into the property;
-            // everything else into the scratch buffer, then widened or swapped from there.
-            const bool direct = !big_ && std::endian::native == std::endian::little && (p.type == 'd' || p.type == 'l');
-            uint8_t* out;
-            if (direct && p.type == 'd') {
-                p.numbers.resize(count);
-                out = reinterpret_cast<uint8_t*>(p.numbers.data());
-            } else if (direct) {
-                p.integers.resize(count);
-                out = reinterpret_cast<uint8_t*>(p.integers.data());
-            } else {
-                if (scratch_.size() < want) scratch_.resize(want);
-                out = scratch_.data();
-            }
+            // Inflated straight into the arena, in the width the file stores (docs/fbx.md §1.3).
+            auto* out = static_cast<uint8_t*>(doc_->arena->allocate(std::max<uint64_t>(want, 1), 8));
             if (const char* why = inflate_exactly(raw, out, want))
                 return fail_at(at, fmt::format("array property '{}' of {} elements: its {} zlib bytes do not inflate to exactly {} bytes ({})", p.type, count, stored, want, why));
-            if (direct) return true;
-            raw = std::span<const uint8_t>(scratch_.data(), want);
-        } else if (encoding != 0) {
-            return fail_at(at + 5, fmt::format("array property '{}': encoding {} (0 = raw and 1 = zlib are defined)", p.type, encoding));
-        } else if (stored != want) {
-            return fail_at(at, fmt::format("array property '{}': {} elements of {} bytes stored in {} bytes", p.type, count, size, stored));
-        }
-        if (big_ || std::endian::native != std::endian::little) {
-            decode_swapped(p, raw, count, size);
+            if (!native) swap_elements(out, count, size);
+            p.data = out;
             return true;
         }
-        // The file's byte order is the machine's: elements are copied, no byte is shuffled.
-        switch (p.type) {
-            case 'd': p.numbers.resize(count); if (count) std::memcpy(p.numbers.data(), raw.data(), count * 8); break;
-            case 'l': p.integers.resize(count); if (count) std::memcpy(p.integers.data(), raw.data(), count * 8); break;
-            case 'f': widen<float>(p.numbers, raw, count); break;
-            case 'i': widen<int32_t>(p.integers, raw, count); break;
-            default: widen<uint8_t>(p.integers, raw, count); break;  // 'b', 'c': bytes 0-255
+        if (encoding != 0)
+            return fail_at(at + 5, fmt::format("array property '{}': encoding {} (0 = raw and 1 = zlib are defined)", p.type, encoding));
+        if (stored != want)
+            return fail_at(at, fmt::format("array property '{}': {} elements of {} bytes stored in {} bytes", p.type, count, size, stored));
+        if (native) {  // no copy: the elements are read where the file holds them
+            p.data = raw.data();
+            return true;
         }
+        auto* out = static_cast<uint8_t*>(doc_->arena->allocate(std::max<uint64_t>(want, 1), 8));
+        if (want) std::memcpy(out, raw.data(), want);
+        swap_elements(out, count, size);
+        p.data = out;
         return true;
     }
 
-    template <typename T, typename Out>
-    static void widen(std::pmr::vector<Out>& out, std::span<const uint8_t> raw, size_t count) {
-        out.resize(count);
-        for (size_t k = 0; k < count; ++k) {
-            T v;
-            std::memcpy(&v, raw.data() + k * sizeof(T), sizeof(T));
-            out[k] = Out(v);
-        }
-    }
-
-    // Elements in the other byte order (big-endian files), assembled byte by byte.
-    void decode_swapped(Property& p, std::span<const uint8_t> raw, size_t count, unsigned size) const {
-        auto element = [&](size_t k) {
-            uint64_t v = 0;
-            for (unsigned i = 0; i < size; ++i) v |= uint64_t(raw[k * size + i]) << (8 * (big_ ? size - 1 - i : i));
-            return v;
-        };
-        if (p.type == 'f' || p.type == 'd') {
-            p.numbers.resize(count);
-            for (size_t k = 0; k < count; ++k) {
-                const uint64_t v = element(k);
-                if (size == 4) {
-                    float f;
-                    const uint32_t b = uint32_t(v);
-                    std::memcpy(&f, &b, 4);
-                    p.numbers[k] = f;
-                } else {
-                    std::memcpy(&p.numbers[k], &v, 8);
-                }
-            }
-        } else {
-            p.integers.resize(count);
-            for (size_t k = 0; k < count; ++k) {
-                const uint64_t v = element(k);
-                p.integers[k] = size == 8 ? int64_t(v) : size == 4 ? int64_t(int32_t(uint32_t(v))) : int64_t(v);
-            }
-        }
+    // Elements in the other byte order turned into the machine's, in place.
+    static void swap_elements(uint8_t* data, uint64_t count, unsigned size) {
+        for (uint64_t k = 0; k < count; ++k) std::reverse(data + k * size, data + (k + 1) * size);
     }
 
     // One zlib stream into exactly `want` bytes at `out`: null when it does, else why not. More
@@ -332,7 +290,6 @@ private:
     bool big_ = false, wide_ = false;
     Error error_;
     std::unique_ptr<libdeflate_decompressor, FreeInflater> inflater_;  // made at the first deflated array
-    std::vector<uint8_t> scratch_;  // inflated arrays that are widened or byte-swapped, reused
     std::deque<std::pmr::vector<Node>>* levels_ = nullptr;  // by depth: records read, not yet moved to their parent (run()'s)
 };
 

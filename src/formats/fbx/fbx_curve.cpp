@@ -29,8 +29,9 @@ KeyData key_data(const Node* data, size_t run) {
     const Property& p = data->properties[0];
     const size_t at = run * 4;
     auto bits = [&](size_t i) -> uint32_t {
-        if (!p.integers.empty()) return i < p.integers.size() ? uint32_t(p.integers[i]) : 0;
-        return i < p.numbers.size() ? std::bit_cast<uint32_t>(float(p.numbers[i])) : 0;
+        if (!p.is_array() || i >= p.count) return uint32_t(0);
+        if (p.is_integer_array()) return uint32_t(p.integer_at(i));
+        return std::bit_cast<uint32_t>(float(p.number_at(i)));
     };
     auto value = [&](size_t i) {
         const float f = std::bit_cast<float>(bits(i));
@@ -201,20 +202,26 @@ bool read_curve(const Node& n, Curve& c, Error& error) {
     if (!check_keys(*times, c, error)) return false;
     // Flags and data come run-length coded: run i applies to KeyAttrRefCount[i] keys in a row.
     std::vector<int64_t> flags, counts;
-    std::vector<KeyData> data;
     const Node* f = n.child("KeyAttrFlags");
     const Node* r = n.child("KeyAttrRefCount");
     const Node* d = n.child("KeyAttrDataFloat");
-    if (f && r && f->integers_of(flags) && r->integers_of(counts) && flags.size() == counts.size())
+    c.flags.reserve(c.times.size());
+    std::vector<size_t> run_of;  // per key: its run, for the tangent data
+    const bool runs = f && r && f->integers_of(flags) && r->integers_of(counts) && flags.size() == counts.size();
+    bool cubic = false;
+    if (runs)
         for (size_t i = 0; i < flags.size() && c.flags.size() < c.times.size(); ++i) {
-            const KeyData run = key_data(d, i);
-            for (int64_t k = 0; k < counts[i] && c.flags.size() < c.times.size(); ++k) {
-                c.flags.push_back(flags[i]);
-                data.push_back(run);
-            }
+            cubic = cubic || (flags[i] & interpolation_cubic);
+            const size_t keys = size_t(std::clamp<int64_t>(counts[i], 0, int64_t(c.times.size() - c.flags.size())));
+            c.flags.insert(c.flags.end(), keys, flags[i]);
+            run_of.insert(run_of.end(), keys, i);
         }
     c.flags.resize(c.times.size(), interpolation_linear);  // linear where the file says nothing
-    data.resize(c.times.size());
+    // Slopes and weights are read only across cubic spans (evaluate): a curve without a cubic
+    // key (most baked curves) needs none.
+    if (!cubic) return true;
+    std::vector<KeyData> data(c.times.size());
+    for (size_t k = 0; k < run_of.size(); ++k) data[k] = key_data(d, run_of[k]);
     solve_tangents(c, data);
     return true;
 }

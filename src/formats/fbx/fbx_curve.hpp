@@ -26,7 +26,8 @@ struct Curve {
     std::vector<double> values;
     std::vector<int64_t> flags;   // per key: how the span to the next key is read
     // Cubic spans: the slope (value per second) leaving each key to the right and arriving
-    // from the left, and the share of the span each tangent reaches (1/3 unless weighted).
+    // from the left, and the share of the span each tangent reaches (1/3 unless weighted);
+    // empty when no key is cubic.
     std::vector<double> right_slope, left_slope, right_weight, left_weight;
 };
 

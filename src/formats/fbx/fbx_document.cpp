@@ -1,6 +1,8 @@
 // The FBX node tree's lookups (docs/fbx.md §1): children by name, a node's numbers as one array.
 #include "formats/fbx/fbx_document.hpp"
 
+#include <cstring>
+
 namespace rigport::fbx {
 
 const Node* Node::child(std::string_view child_name) const {
@@ -9,12 +11,36 @@ const Node* Node::child(std::string_view child_name) const {
     return nullptr;
 }
 
+namespace {
+
+// An array's elements of stored type T into `out`, converted (the loop per type, not per element).
+template <typename T, typename Out>
+void widen(const Property& p, std::vector<Out>& out) {
+    out.resize(p.count);
+    for (size_t k = 0; k < p.count; ++k) {
+        T v;
+        std::memcpy(&v, p.data + k * sizeof(T), sizeof(T));
+        out[k] = Out(v);
+    }
+}
+
+template <typename Out>
+void widen_any(const Property& p, std::vector<Out>& out) {
+    switch (p.type) {
+        case 'f': widen<float>(p, out); break;
+        case 'd': widen<double>(p, out); break;
+        case 'i': widen<int32_t>(p, out); break;
+        case 'l': widen<int64_t>(p, out); break;
+        default: widen<uint8_t>(p, out); break;
+    }
+}
+
+}  // namespace
+
 bool Node::numbers_of(std::vector<double>& out) const {
     out.clear();
     if (properties.size() == 1 && properties[0].is_array()) {
-        const Property& p = properties[0];
-        if (!p.numbers.empty() || p.integers.empty()) out.assign(p.numbers.begin(), p.numbers.end());
-        else out.assign(p.integers.begin(), p.integers.end());
+        widen_any(properties[0], out);
         return true;
     }
     for (auto& p : properties) {
@@ -28,11 +54,13 @@ bool Node::integers_of(std::vector<int64_t>& out) const {
     out.clear();
     if (properties.size() == 1 && properties[0].is_array()) {
         const Property& p = properties[0];
-        if (!p.integers.empty() || p.numbers.empty()) {
-            out.assign(p.integers.begin(), p.integers.end());
+        if (p.is_integer_array()) {
+            widen_any(p, out);
             return true;
         }
-        for (double d : p.numbers) {
+        out.reserve(p.count);
+        for (size_t k = 0; k < p.count; ++k) {
+            const double d = p.number_at(k);
             if (!(d >= -9.2e18 && d <= 9.2e18) || d != double(int64_t(d))) return false;
             out.push_back(int64_t(d));
         }

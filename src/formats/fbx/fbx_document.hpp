@@ -1,11 +1,13 @@
 // The FBX node tree (docs/fbx.md §1): what binary (6.1-7.7, 32/64-bit records, zlib arrays, big
-// endian) and ASCII files both hold, before any meaning is given to it. Strings point into the
-// file's bytes, which must outlive the Document; arrays are decoded (inflated, byte-swapped) copies.
+// endian) and ASCII files both hold, before any meaning is given to it. Strings and raw arrays
+// point into the file's bytes, which must outlive the Document; other arrays are decoded
+// (inflated, byte-swapped) copies.
 // Nodes, values and arrays live in the Document's arena (docs/fbx.md §1.3): one bump allocation
 // each instead of a malloc and a free, and the whole tree released at once.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <memory_resource>
@@ -25,32 +27,60 @@ namespace rigport::fbx {
 // D (double), L (int64), S (string), R (raw bytes); arrays f, d (numbers), i, l, b, c (integers;
 // b and c are bytes: booleans, or assimp's 'c' byte arrays).
 // ASCII values get S for "strings", W for bare words (Y, T, *24), L or D for numbers.
+// 48 bytes and trivially copied: a file holds tens of thousands of values, and what a value
+// weighs is most of what the tree weighs (docs/fbx.md §1.3).
 struct Property {
-    // Made in the allocator's arena (a container of them passes its own along).
-    using allocator_type = std::pmr::polymorphic_allocator<>;
-    Property() = default;
-    explicit Property(const allocator_type& a) : numbers(a), integers(a) {}
-    Property(const Property& o, const allocator_type& a)
-        : type(o.type), integer(o.integer), number(o.number), text(o.text), numbers(o.numbers, a), integers(o.integers, a) {}
-    Property(Property&& o, const allocator_type& a)
-        : type(o.type), integer(o.integer), number(o.number), text(o.text), numbers(std::move(o.numbers), a), integers(std::move(o.integers), a) {}
-    Property(const Property&) = default;
-    Property(Property&&) noexcept = default;
-    Property& operator=(const Property&) = default;
-    Property& operator=(Property&&) = default;
-
     char type = 0;
+    uint32_t count = 0;            // arrays: how many elements
     int64_t integer = 0;           // Y C I L; a number's value truncated
     double number = 0;             // F D; an integer's value as a double
     std::string_view text;         // S R W, and binary C's byte; into the file's bytes, or (ASCII strings with
                                    // &quot; &cr; &lf;) into Document::decoded
-    std::pmr::vector<double> numbers;   // f d
-    std::pmr::vector<int64_t> integers; // i l b c
+    // An array's elements, each as wide as its type stores it (f, i: 4 bytes; d, l: 8; b, c: 1), in
+    // the machine's byte order and not necessarily aligned: the file's own bytes where the file
+    // stores them raw in that order, else a decoded (inflated, byte-swapped) copy in the document's
+    // arena. Read through number_at / integer_at, or Node::numbers_of / integers_of.
+    const uint8_t* data = nullptr;
 
     bool is_array() const { return type == 'f' || type == 'd' || type == 'i' || type == 'l' || type == 'b' || type == 'c'; }
+    bool is_integer_array() const { return type == 'i' || type == 'l' || type == 'b' || type == 'c'; }
     bool is_number() const { return type == 'Y' || type == 'C' || type == 'I' || type == 'F' || type == 'D' || type == 'L'; }
-    size_t array_size() const { return numbers.size() + integers.size(); }
+    size_t array_size() const { return count; }
+    // The bytes one element of array type t takes (0 for other types).
+    static constexpr unsigned element_size(char t) {
+        return t == 'd' || t == 'l' ? 8 : t == 'f' || t == 'i' ? 4 : t == 'b' || t == 'c' ? 1 : 0;
+    }
+    // Element i (< count) of an array as a number, and as an integer (numbers truncated).
+    double number_at(size_t i) const {
+        switch (type) {
+            case 'f': return load<float>(i);
+            case 'd': return load<double>(i);
+            case 'i': return load<int32_t>(i);
+            case 'l': return double(load<int64_t>(i));
+            default: return data[i];
+        }
+    }
+    int64_t integer_at(size_t i) const {
+        switch (type) {
+            case 'i': return load<int32_t>(i);
+            case 'l': return load<int64_t>(i);
+            case 'b': case 'c': return data[i];
+            default: {
+                const double d = number_at(i);
+                return d >= -9.2e18 && d <= 9.2e18 ? int64_t(d) : 0;
+            }
+        }
+    }
+
+private:
+    template <typename T>
+    T load(size_t i) const {
+        T v;
+        std::memcpy(&v, data + i * sizeof(T), sizeof(T));
+        return v;
+    }
 };
+static_assert(sizeof(Property) <= 48);
 
 struct Node {
     using allocator_type = std::pmr::polymorphic_allocator<>;

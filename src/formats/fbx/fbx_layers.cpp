@@ -25,7 +25,8 @@ double channel_value(const CurveNode& node, size_t k, int64_t t, double otherwis
 void add_curve(Take& take, CurveNode& node, size_t k, const Curve& c) {
     if (c.times.empty()) return;
     node.curves[k] = &c;
-    take.times.insert(take.times.end(), c.times.begin(), c.times.end());
+    take.first_key = std::min(take.first_key.value_or(c.times.front()), c.times.front());  // keys ascend (read_curve checks)
+    take.last_key = std::max(take.last_key.value_or(c.times.back()), c.times.back());
 }
 
 // |v|^e with v's sign; 1 at e <= 0 and v at e >= 1 (so a weight of 0 or 1 is exact).
@@ -62,17 +63,18 @@ double combine(double x, double v, Blend blend, double w) {
 
 }  // namespace
 
-bool gather_stacks(const Objects& objects, const std::vector<uint32_t>& model_of, std::map<uint32_t, Curve>& curves, std::vector<Take>& takes,
+bool gather_stacks(const Objects& objects, const std::vector<uint32_t>& model_of, CurveStore& curves, std::vector<Take>& takes,
                    TakeCounts& counts, Error& error) {
     // Each AnimationCurve read once however many nodes share it; null after a read error.
+    curves.by_object.assign(objects.list.size(), none);
     auto curve_of = [&](uint32_t object) -> const Curve* {
-        auto it = curves.find(object);
-        if (it == curves.end()) {
-            Curve c;
+        uint32_t& at = curves.by_object[object];
+        if (at == none) {
+            Curve& c = curves.curves.emplace_back();
             if (!read_curve(*objects[object].node, c, error)) return nullptr;
-            it = curves.emplace(object, std::move(c)).first;
+            at = uint32_t(curves.curves.size() - 1);
         }
-        return &it->second;
+        return &curves.curves[at];
     };
     for (uint32_t s = 0; s < objects.list.size(); ++s) {
         const Object& stack = objects[s];
@@ -238,38 +240,55 @@ bool animates_shape(const Take& take, uint32_t channel) {
     return std::any_of(take.layers.begin(), take.layers.end(), [&](const Layer& l) { return l.shapes.count(channel) != 0; });
 }
 
+void merge_times(std::vector<int64_t>& out, std::span<const int64_t> keys, std::vector<int64_t>& scratch) {
+    if (keys.empty() || std::equal(out.begin(), out.end(), keys.begin(), keys.end())) return;
+    scratch.clear();
+    scratch.reserve(out.size() + keys.size());
+    auto a = out.begin();
+    auto b = keys.begin();
+    auto push = [&](int64_t t) {
+        if (scratch.empty() || scratch.back() != t) scratch.push_back(t);
+    };
+    while (a != out.end() && b != keys.end()) push(*b < *a ? *b++ : *a++);
+    while (a != out.end()) push(*a++);
+    while (b != keys.end()) push(*b++);
+    out.swap(scratch);
+}
+
 namespace {
 
-void append_times(const Curve* c, std::vector<int64_t>& out) {
-    if (c) out.insert(out.end(), c->times.begin(), c->times.end());
+void append_times(const Curve* c, std::vector<int64_t>& out, std::vector<int64_t>& scratch) {
+    if (c) merge_times(out, c->times, scratch);
 }
 
 // The key times of a layer's animated weight where the layer blends (what weight_at reads).
-void append_weight_times(const Layer& layer, size_t li, std::vector<int64_t>& out) {
-    if (li > 0 && layer.blend != Blend::Override) append_times(layer.weight_curve, out);
+void append_weight_times(const Layer& layer, size_t li, std::vector<int64_t>& out, std::vector<int64_t>& scratch) {
+    if (li > 0 && layer.blend != Blend::Override) append_times(layer.weight_curve, out, scratch);
 }
 
 }  // namespace
 
 void model_key_times(const Take& take, uint32_t model, std::vector<int64_t>& out) {
+    std::vector<int64_t> scratch;
     for (size_t li = 0; li < take.layers.size(); ++li) {
         const Layer& layer = take.layers[li];
         const auto it = layer.models.find(model);
         if (it == layer.models.end() || (li > 0 && layer.muted)) continue;
         for (const std::optional<CurveNode>& node : it->second)
             if (node)
-                for (const Curve* c : node->curves) append_times(c, out);
-        append_weight_times(layer, li, out);
+                for (const Curve* c : node->curves) append_times(c, out, scratch);
+        append_weight_times(layer, li, out, scratch);
     }
 }
 
 void shape_key_times(const Take& take, uint32_t channel, std::vector<int64_t>& out) {
+    std::vector<int64_t> scratch;
     for (size_t li = 0; li < take.layers.size(); ++li) {
         const Layer& layer = take.layers[li];
         const auto it = layer.shapes.find(channel);
         if (it == layer.shapes.end() || (li > 0 && layer.muted)) continue;
-        append_times(it->second.curves[0], out);
-        append_weight_times(layer, li, out);
+        append_times(it->second.curves[0], out, scratch);
+        append_weight_times(layer, li, out, scratch);
     }
 }
 

@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,15 @@ struct Take {
     std::string name;
     std::optional<int64_t> start, stop;
     std::vector<Layer> layers;   // the first is the base layer
-    std::vector<int64_t> times;  // every key of every curve that drives something
+    // The first and last key of every curve that drives something (none: nothing moves).
+    std::optional<int64_t> first_key, last_key;
+};
+
+// The AnimationCurves read so far, each once, by object index; they stay where they are as more
+// are read (takes point at them).
+struct CurveStore {
+    std::deque<Curve> curves;
+    std::vector<uint32_t> by_object;  // index into `curves`, or UINT32_MAX: not read yet
 };
 
 struct TakeCounts {
@@ -52,7 +61,7 @@ struct TakeCounts {
 // 7.x: AnimationStack -> AnimationLayer (in connection order) -> AnimationCurveNode (OP to a
 // Model's Lcl Translation / Rotation / Scaling, or a BlendShapeChannel's DeformPercent) ->
 // AnimationCurve (OP as d|X d|Y d|Z). Curves are read once into `curves`.
-bool gather_stacks(const Objects& objects, const std::vector<uint32_t>& model_of, std::map<uint32_t, Curve>& curves,
+bool gather_stacks(const Objects& objects, const std::vector<uint32_t>& model_of, CurveStore& curves,
                    std::vector<Take>& takes, TakeCounts& counts, Error& error);
 // 6.x: Takes { Take: NAME { Model: "Model::X" { Channel: "Transform" { Channel: "T" | "R" | "S"
 // { Channel: "X" | "Y" | "Z" { Default, KeyCount, Key } } } } } }, one layer per take.
@@ -67,11 +76,15 @@ bool animates_model(const Take& take, uint32_t model);
 bool animates_shape(const Take& take, uint32_t channel);
 
 // The key times of the curves that move model `model` (or blend shape channel `channel`) in this
-// take, appended unsorted: its curves in each layer that is read (the base, and the layers
+// take, merged into `out` (sorted, each once, as `out` was given): its curves in each layer that is read (the base, and the layers
 // above it that are not muted), and the animated Weight of each such layer above the base that
 // blends rather than overrides. Between and beyond these times nothing else changes its value.
 void model_key_times(const Take& take, uint32_t model, std::vector<int64_t>& out);
 void shape_key_times(const Take& take, uint32_t channel, std::vector<int64_t>& out);
+
+// Sorted `keys` merged into sorted, unique `out`, each time once (keys may repeat a time): the
+// curves of one joint mostly share their times, so the merge is linear, not a sort.
+void merge_times(std::vector<int64_t>& out, std::span<const int64_t> keys, std::vector<int64_t>& scratch);
 
 // Model `model`'s transform properties at tick t, from `rest` through every layer.
 NodeTransform animated_transform(const Take& take, uint32_t model, const NodeTransform& rest, int64_t t);

@@ -102,11 +102,13 @@ Mat4 rotation_part(const NodeTransform& t) {
     return r;
 }
 
-Mat4 local_matrix(const NodeTransform& t) {
+Mat4 local_matrix(const NodeTransform& t) { return local_matrix(t, rotation_part(t)); }
+
+Mat4 local_matrix(const NodeTransform& t, const Mat4& rotation) {
     Mat4 m = translation_matrix(t.translation);
     then_translate(m, t.rotation_offset);
     then_translate(m, t.rotation_pivot);
-    m = multiply_affine(m, rotation_part(t));
+    m = multiply_affine(m, rotation);
     then_translate(m, negate(t.rotation_pivot));
     then_translate(m, t.scaling_offset);
     then_translate(m, t.scaling_pivot);
@@ -120,12 +122,13 @@ Mat4 geometric_matrix(const NodeTransform& t) {
                            multiply_affine(euler_matrix(t.geometric_rotation, 0), scaling_matrix(t.geometric_scaling)));
 }
 
-Placement place(const NodeTransform& t, const Mat4& local, const Placement* parent) {
+Placement place(const NodeTransform& t, const Mat4& local, const Placement* parent) { return place(t, local, rotation_part(t), parent); }
+
+Placement place(const NodeTransform& t, const Mat4& local, const Mat4& rotation, const Placement* parent) {
     static const Placement root;
     const Placement& p = parent ? *parent : root;
     // The local matrix is T(translation) * rotation * S(scaling): every pivot and offset ends
     // in its translation column, the pre / post rotations in its rotation.
-    const Mat4 rotation = rotation_part(t);
     const D3 at{local[3][0], local[3][1], local[3][2]};
     Placement out;
     out.inherit_scale = t.scaling;

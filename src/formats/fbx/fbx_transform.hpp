@@ -32,6 +32,8 @@ Mat4 euler_matrix(const D3& degrees, int order);
 // Rpre * R * Rpost^-1: the rotation of the local matrix.
 Mat4 rotation_part(const NodeTransform& t);
 Mat4 local_matrix(const NodeTransform& t);
+// The same with its rotation part given (computed once for local_matrix and place).
+Mat4 local_matrix(const NodeTransform& t, const Mat4& rotation);
 Mat4 geometric_matrix(const NodeTransform& t);
 
 // A model's place in the world under its parent's, by its InheritType (docs/fbx.md §2.2; the
@@ -46,5 +48,6 @@ struct Placement {
     D3 ignored_scale{1, 1, 1};          // the scaling an Rrs child keeps (its grandparents')
 };
 Placement place(const NodeTransform& t, const Mat4& local, const Placement* parent);
+Placement place(const NodeTransform& t, const Mat4& local, const Mat4& rotation, const Placement* parent);
 
 }  // namespace rigport::fbx
