@@ -11,8 +11,6 @@ namespace rigport::fbx {
 
 namespace {
 
-constexpr double third = 1.0 / 3.0;
-
 // One key's KeyAttrDataFloat: RightSlope and NextLeftSlope for user tangents (auto tangents:
 // biases; TCB: tension, continuity), then two weights packed as 16-bit ten-thousandths (TCB:
 // the bias), then velocities (not used, as in the FBX SDK's own evaluation).
@@ -72,8 +70,8 @@ double auto_slope(const Curve& c, size_t k, double bias) {
     }
     if (f & tangent_clamp_progressive) {
         const double sign = s < 0 ? -1 : 1;
-        double limit_left = sign * (v - vp) / (c.left_weight[k] * (t - tp));
-        double limit_right = sign * (vn - v) / (c.right_weight[k] * (tn - t));
+        double limit_left = sign * (v - vp) / (c.tangents[k].left_weight * (t - tp));
+        double limit_right = sign * (vn - v) / (c.tangents[k].right_weight * (tn - t));
         if (!(limit_left >= 0)) limit_left = 0;
         if (!(limit_right >= 0)) limit_right = 0;
         s = sign * std::min({std::fabs(s), limit_left, limit_right});
@@ -96,19 +94,16 @@ double end_slope(const Curve& c, size_t k, size_t other, double bias) {
 // Every cubic key's slopes and weights from its flags and data.
 void solve_tangents(Curve& c, const std::vector<KeyData>& data) {
     const size_t n = c.times.size();
-    c.right_slope.assign(n, 0);
-    c.left_slope.assign(n, 0);
-    c.right_weight.assign(n, third);
-    c.left_weight.assign(n, third);
+    c.tangents.assign(n, Tangent{});
     for (size_t k = 0; k < n; ++k) {
-        if (c.flags[k] & weighted_right) c.right_weight[k] = std::clamp((data[k].packed & 0xffff) * 1e-4, 0.0, 1.0);
-        if (k + 1 < n && (c.flags[k] & weighted_next_left)) c.left_weight[k + 1] = std::clamp((data[k].packed >> 16) * 1e-4, 0.0, 1.0);
+        if (c.flags[k] & weighted_right) c.tangents[k].right_weight = std::clamp((data[k].packed & 0xffff) * 1e-4, 0.0, 1.0);
+        if (k + 1 < n && (c.flags[k] & weighted_next_left)) c.tangents[k + 1].left_weight = std::clamp((data[k].packed >> 16) * 1e-4, 0.0, 1.0);
     }
     for (size_t k = 0; k < n; ++k) {
         const int64_t f = c.flags[k];
         // A cubic key's NextLeftSlope is the next key's left slope, unless that key works its
         // tangents out itself (auto, TCB: below).
-        if (k > 0 && (c.flags[k - 1] & interpolation_cubic) && !(c.flags[k - 1] & tangent_tcb)) c.left_slope[k] = data[k - 1].b;
+        if (k > 0 && (c.flags[k - 1] & interpolation_cubic) && !(c.flags[k - 1] & tangent_tcb)) c.tangents[k].left_slope = data[k - 1].b;
         if (!(f & interpolation_cubic)) continue;
         if (f & tangent_tcb) {
             const double tension = data[k].a, continuity = data[k].b, bias = data[k].c;
@@ -118,22 +113,22 @@ void solve_tangents(Curve& c, const std::vector<KeyData>& data) {
             const double h = (first || last ? 1.0 : 0.5) * (1 - tension);
             const double left = h * (1 + bias) * (1 - continuity) * sl + h * (1 - bias) * (1 + continuity) * sr;
             const double right = h * (1 + bias) * (1 + continuity) * sl + h * (1 - bias) * (1 - continuity) * sr;
-            c.left_slope[k] = std::isfinite(left) ? left : 0;
-            c.right_slope[k] = std::isfinite(right) ? right : 0;
+            c.tangents[k].left_slope = std::isfinite(left) ? left : 0;
+            c.tangents[k].right_slope = std::isfinite(right) ? right : 0;
         } else if (f & tangent_user) {
-            c.right_slope[k] = data[k].a;
+            c.tangents[k].right_slope = data[k].a;
         } else {  // auto (or no mode told): worked out from the neighbours
             const double bias_left = k > 0 ? -data[k - 1].b : 0, bias_right = data[k].a;
             if (n == 1) continue;
             if (k == 0) {
-                c.right_slope[k] = end_slope(c, k, k + 1, bias_right);
+                c.tangents[k].right_slope = end_slope(c, k, k + 1, bias_right);
             } else if (k + 1 == n) {
-                c.left_slope[k] = end_slope(c, k, k - 1, bias_left);
+                c.tangents[k].left_slope = end_slope(c, k, k - 1, bias_left);
             } else if (std::fabs(bias_left - bias_right) <= 1e-4) {
-                c.left_slope[k] = c.right_slope[k] = auto_slope(c, k, bias_right);
+                c.tangents[k].left_slope = c.tangents[k].right_slope = auto_slope(c, k, bias_right);
             } else {
-                c.left_slope[k] = auto_slope(c, k, bias_left);
-                c.right_slope[k] = auto_slope(c, k, bias_right);
+                c.tangents[k].left_slope = auto_slope(c, k, bias_left);
+                c.tangents[k].right_slope = auto_slope(c, k, bias_right);
             }
         }
     }
@@ -201,27 +196,41 @@ bool read_curve(const Node& n, Curve& c, Error& error) {
     }
     if (!check_keys(*times, c, error)) return false;
     // Flags and data come run-length coded: run i applies to KeyAttrRefCount[i] keys in a row.
-    std::vector<int64_t> flags, counts;
+    // Both are integer arrays in practice, read in place; anything else is copied out.
     const Node* f = n.child("KeyAttrFlags");
     const Node* r = n.child("KeyAttrRefCount");
     const Node* d = n.child("KeyAttrDataFloat");
-    c.flags.reserve(c.times.size());
-    std::vector<size_t> run_of;  // per key: its run, for the tangent data
-    const bool runs = f && r && f->integers_of(flags) && r->integers_of(counts) && flags.size() == counts.size();
+    auto array_of = [](const Node* node) -> const Property* {
+        return node && node->properties.size() == 1 && node->properties[0].is_integer_array() ? &node->properties[0] : nullptr;
+    };
+    const Property* flag_array = array_of(f);
+    const Property* count_array = array_of(r);
+    const bool direct = flag_array && count_array;
+    std::vector<int64_t> flag_list, count_list;
+    size_t runs = 0;
+    if (direct && flag_array->count == count_array->count) runs = flag_array->count;
+    else if (!direct && f && r && f->integers_of(flag_list) && r->integers_of(count_list) && flag_list.size() == count_list.size()) runs = flag_list.size();
+    auto flag_of = [&](size_t i) { return direct ? flag_array->integer_at(i) : flag_list[i]; };
+    auto count_of = [&](size_t i) { return direct ? count_array->integer_at(i) : count_list[i]; };
+    const size_t n_keys = c.times.size();
+    c.flags.reserve(n_keys);
     bool cubic = false;
-    if (runs)
-        for (size_t i = 0; i < flags.size() && c.flags.size() < c.times.size(); ++i) {
-            cubic = cubic || (flags[i] & interpolation_cubic);
-            const size_t keys = size_t(std::clamp<int64_t>(counts[i], 0, int64_t(c.times.size() - c.flags.size())));
-            c.flags.insert(c.flags.end(), keys, flags[i]);
-            run_of.insert(run_of.end(), keys, i);
-        }
-    c.flags.resize(c.times.size(), interpolation_linear);  // linear where the file says nothing
+    for (size_t i = 0; i < runs && c.flags.size() < n_keys; ++i) {
+        const size_t keys = size_t(std::clamp<int64_t>(count_of(i), 0, int64_t(n_keys - c.flags.size())));
+        c.flags.insert(c.flags.end(), keys, flag_of(i));
+        cubic = cubic || (keys > 0 && (flag_of(i) & interpolation_cubic));
+    }
+    c.flags.resize(n_keys, interpolation_linear);  // linear where the file says nothing
     // Slopes and weights are read only across cubic spans (evaluate): a curve without a cubic
     // key (most baked curves) needs none.
     if (!cubic) return true;
-    std::vector<KeyData> data(c.times.size());
-    for (size_t k = 0; k < run_of.size(); ++k) data[k] = key_data(d, run_of[k]);
+    std::vector<KeyData> data;
+    data.reserve(n_keys);
+    for (size_t i = 0; i < runs && data.size() < n_keys; ++i) {
+        const size_t keys = size_t(std::clamp<int64_t>(count_of(i), 0, int64_t(n_keys - data.size())));
+        data.insert(data.end(), keys, key_data(d, i));
+    }
+    data.resize(n_keys);
     solve_tangents(c, data);
     return true;
 }
@@ -279,8 +288,8 @@ double evaluate(const Curve& c, int64_t t) {
     const double u = double(t - c.times[k]) / span;
     if (!(f & interpolation_cubic)) return v0 + (v1 - v0) * u;
     const double dt = span / ticks_per_second;
-    const double x1 = c.right_weight[k], x2 = 1 - c.left_weight[k + 1];
-    const double y1 = v0 + c.right_weight[k] * dt * c.right_slope[k], y2 = v1 - c.left_weight[k + 1] * dt * c.left_slope[k + 1];
+    const double x1 = c.tangents[k].right_weight, x2 = 1 - c.tangents[k + 1].left_weight;
+    const double y1 = v0 + c.tangents[k].right_weight * dt * c.tangents[k].right_slope, y2 = v1 - c.tangents[k + 1].left_weight * dt * c.tangents[k + 1].left_slope;
     const double s = bezier_parameter(x1, x2, u), r = 1 - s;
     return r * r * r * v0 + 3 * r * r * s * y1 + 3 * r * s * s * y2 + s * s * s * v1;
 }

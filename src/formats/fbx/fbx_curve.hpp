@@ -21,14 +21,17 @@ inline constexpr int64_t tangent_auto = 0x100, tangent_tcb = 0x200, tangent_user
 inline constexpr int64_t tangent_clamp = 0x1000, tangent_time_independent = 0x2000, tangent_clamp_progressive = 0x4000;
 inline constexpr int64_t weighted_right = 0x1000000, weighted_next_left = 0x2000000;
 
+// A cubic span's tangents at a key: the slope (value per second) leaving it to the right and
+// arriving from the left, and the share of the span each tangent reaches (1/3 unless weighted).
+struct Tangent {
+    double right_slope = 0, left_slope = 0, right_weight = 1.0 / 3.0, left_weight = 1.0 / 3.0;
+};
+
 struct Curve {
     std::vector<int64_t> times;   // ticks, ascending
     std::vector<double> values;
     std::vector<int64_t> flags;   // per key: how the span to the next key is read
-    // Cubic spans: the slope (value per second) leaving each key to the right and arriving
-    // from the left, and the share of the span each tangent reaches (1/3 unless weighted);
-    // empty when no key is cubic.
-    std::vector<double> right_slope, left_slope, right_weight, left_weight;
+    std::vector<Tangent> tangents;  // per key, read across cubic spans only; empty when no key is cubic
 };
 
 // An error at a node's place (ASCII: line; binary: byte offset).
