@@ -9,7 +9,7 @@ import render
 from options import options
 import skinning
 from roundtrip import TARGETS, export_selected, import_model, roundtrip
-from support import check, meshes, reset_scene, rigport_plain
+from support import armatures, check, meshes, reset_scene, rigport_plain
 
 
 def sample(models, corpus, golden):
@@ -166,5 +166,54 @@ def corpus_fbx(models, corpus, golden):
         fbx_size(corpus_path(corpus, folder, name), name)
 
 
+def skeleton_only(models, corpus, golden):
+    """An animation clip without a mesh (as Mixamo's "without skin" downloads are) arrives as one
+    armature with every bone and one action, not as empties, and exports back through the add-on.
+    The FBX is ours: a 12-bone chain with one clip, written by Blender's FBX exporter."""
+    reset_scene()
+    bpy.ops.object.armature_add(enter_editmode=True)
+    arm = bpy.context.object
+    arm.name = "Clip"
+    bones = arm.data.edit_bones
+    bones[0].name = "bone_0"
+    for i in range(1, 12):
+        b = bones.new(f"bone_{i}")
+        b.head = (0, 0, i)
+        b.tail = (0, 0, i + 1)
+        b.parent = bones[f"bone_{i - 1}"]
+        b.use_connect = True
+    bpy.ops.object.mode_set(mode='POSE')
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 20
+    for i in range(11):  # the last bone stays still: a joint no channel moves
+        pb = arm.pose.bones[f"bone_{i}"]
+        pb.rotation_mode = 'XYZ'
+        for frame, angle in ((1, 0.0), (10, 0.3), (20, -0.2)):
+            pb.rotation_euler = (angle, 0, 0)
+            pb.keyframe_insert("rotation_euler", frame=frame)
+    bpy.ops.object.mode_set(mode='OBJECT')
+    arm.animation_data.action.name = "swing"
+    fbx = os.path.join(models, "clip.fbx")
+    check(bpy.ops.export_scene.fbx(filepath=fbx, object_types={'ARMATURE'}, add_leaf_bones=False, bake_anim=True,
+                                   bake_anim_use_all_actions=False, bake_anim_use_nla_strips=False) == {'FINISHED'},
+          "skeleton only: Blender's FBX export")
+    info = import_model([fbx], models, "skeleton only")
+    if info is None:
+        return
+    empties = [o.name for o in bpy.data.objects if o.type == 'EMPTY']
+    check(len(armatures()) == 1, f"skeleton only: {len(armatures())} armatures, want 1")
+    check(not empties, f"skeleton only: no empties, got {len(empties)}")
+    # 13: the 12 bones and the armature object, which Blender's FBX exporter writes as a Null
+    # above them and rigport reads as the root joint (as rigport info lists it).
+    check(sum(len(a.data.bones) for a in armatures()) == 13, "skeleton only: 13 bones")
+    check(len(bpy.data.actions) == 1, f"skeleton only: {len(bpy.data.actions)} actions, want 1")
+    # Back out through the add-on and in again: still one armature with its 12 bones.
+    out = os.path.join(models, "clip.out.glb")
+    check(export_selected(out) == {'FINISHED'}, "skeleton only: export .glb")
+    import_model([out], models, "skeleton only back")
+    check(len(armatures()) == 1 and sum(len(a.data.bones) for a in armatures()) == 13,
+          "skeleton only back: one armature, 13 bones")
+
+
 CASES = {f.__name__: f for f in (sample, sample_formats, options, corpus_iqm, corpus_iqe, corpus_cal3d,
-                                 corpus_joe, corpus_md5, corpus_smd, corpus_obj, corpus_fbx)}
+                                 corpus_joe, corpus_md5, corpus_smd, corpus_obj, corpus_fbx, skeleton_only)}

@@ -161,23 +161,6 @@ TEST(GltfAnim, BakedRootKeysAndSampleChannels) {
     EXPECT_TRUE(scaled);
 }
 
-TEST(GltfAnim, AnimationOnlySkeletonHasNodesAndNoSkin) {
-    Scene s = flipping();
-    s.skeleton.joints.resize(2);
-    s.skeleton.joints[0].name.clear();
-    s.skeleton.joints[1].parent = 0;
-    s.skeleton.joints[1].bind.translate = {0, 0, 0};
-    s.skeleton.animation_only = true;
-    s.animations[0].tracks.push_back({1, Channel::Translation, Interpolation::Linear, {0}, {0, 4, 0}});
-    ParsedGltf g = write_glb(s);
-    EXPECT_FALSE(g.json.contains("skins"));
-    ASSERT_EQ(g.json["nodes"].size(), 2u);
-    EXPECT_EQ(g.json["nodes"][0]["name"], "joint_0");
-    // The nodes rest in the first animation's pose at time 0.
-    EXPECT_EQ(g.json["nodes"][1]["translation"], nlohmann::json::array({0, 4, 0}));
-    EXPECT_EQ(g.json["animations"].size(), 1u);
-}
-
 TEST(GltfAnim, MorphWeightsChannel) {
     Scene s;
     s.meta.up = UpAxis::Y;

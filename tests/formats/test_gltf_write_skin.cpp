@@ -230,6 +230,65 @@ TEST(GltfSkin, InverseBindMatricesInvertWorldBind) {
     expect_ibms_invert_world(write_glb(two_roots()));
 }
 
+// A skeleton that no mesh uses (an animation clip: Mixamo's "without skin" downloads, an
+// .md5anim, a Cal3D .caf with its skeleton) is still a skin: Blender, three.js and Godot build an
+// armature from a skin's joints and show plain nodes as empties, one action each. Its nodes and
+// inverse bind matrices rest in the first animation's pose at time 0, and rigport reads every
+// joint back, the ones no channel moves too.
+TEST(GltfSkin, ASkeletonWithoutMeshesIsASkinRestingInItsFirstPose) {
+    Scene s;
+    s.meta.up = UpAxis::Y;
+    s.skeleton.joints.resize(3);
+    s.skeleton.joints[0].name = "hips";
+    s.skeleton.joints[1].name = "spine";
+    s.skeleton.joints[1].parent = 0;
+    s.skeleton.joints[2].name = "spine_end";  // no channel moves it
+    s.skeleton.joints[2].parent = 1;
+    s.skeleton.joints[2].bind.translate = {0, 0.5f, 0};
+    s.skeleton.animation_only = true;
+    Animation a;
+    a.name = "walk";
+    a.frame_rate = 30;
+    a.tracks.push_back({0, Channel::Translation, Interpolation::Linear, {0, 1}, {0, 1, 0, 0, 1.2f, 0}});
+    a.tracks.push_back({1, Channel::Rotation, Interpolation::Linear, {0, 1}, {0, 0, 0.6f, 0.8f, 0, 0, 0, 1}});
+    a.tracks.push_back({1, Channel::Translation, Interpolation::Linear, {0}, {0, 0.3f, 0}});
+    s.animations.push_back(a);
+    ParsedGltf g = write_glb(s);
+    ASSERT_TRUE(g.json.contains("skins"));
+    ASSERT_EQ(g.json["skins"].size(), 1u);
+    EXPECT_EQ(g.json["skins"][0]["joints"], nlohmann::json::array({0, 1, 2}));
+    const std::vector<float> rotation = g.json["nodes"][1]["rotation"].get<std::vector<float>>();  // the pose at 0
+    EXPECT_EQ(rotation, (std::vector<float>{0, 0, 0.6f, 0.8f}));
+    expect_ibms_invert_world(g);
+    // Read back: three joints, the still one included, and the clip.
+    auto bytes = save_bytes(s, "clip.glb", [] {
+        SaveOptions o;
+        o.format = "glb";
+        return o;
+    }());
+    ASSERT_TRUE(bytes) << bytes.error().to_string();
+    LoadOptions back;
+    back.format = "gltf";
+    auto read = load_bytes(*bytes, "clip.glb", back);
+    ASSERT_TRUE(read) << read.error().to_string();
+    ASSERT_EQ(read->skeleton.joints.size(), 3u);
+    EXPECT_EQ(read->skeleton.joints[2].name, "spine_end");
+    EXPECT_EQ(read->skeleton.joints[2].parent, 1);
+    ASSERT_EQ(read->animations.size(), 1u);
+    EXPECT_EQ(read->animations[0].name, "walk");
+}
+
+// A rig whose meshes hang rigidly under joints (no influences) keeps its skeleton as a skin too.
+TEST(GltfSkin, ARigWithRigidPartsIsASkin) {
+    Scene s = two_roots();
+    s.meta.up = UpAxis::Y;
+    for (Mesh& m : s.meshes) m.skin = {};
+    ParsedGltf g = write_glb(s);
+    ASSERT_TRUE(g.json.contains("skins"));
+    expect_ibms_invert_world(g);
+    for (const auto& n : g.json["nodes"]) EXPECT_FALSE(n.contains("skin")) << "no mesh is skinned";
+}
+
 TEST(GltfAxis, BakeMapsPositionsExactly) {
     const Scene s = two_roots();
     ParsedGltf g = write_glb(s);

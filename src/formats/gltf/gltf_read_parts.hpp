@@ -193,6 +193,9 @@ struct SkinInfo {
     std::vector<uint32_t> joints;  // nodes
     uint32_t inverse_bind_matrices = none;
     bool used = false;             // a node in the scene carries it with a mesh
+    bool skeleton = false;         // no mesh uses it, but its joints are in the scene: a skeleton all the
+                                   // same (an animation clip, a rig with rigid parts), read as joints
+    bool counts() const { return used || skeleton; }
 };
 
 // What the parts build in turn: the node tree, skins, joints and where meshes went.

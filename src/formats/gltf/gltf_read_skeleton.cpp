@@ -39,6 +39,10 @@ bool read_skins(Reader& r, Plan& plan) {
     }
     for (auto& n : plan.nodes)
         if (n.in_scene && n.mesh != none && n.skin != none) plan.skins[n.skin].used = true;
+    // A skin no mesh uses still says which nodes are bones: Blender, three.js and Godot build an
+    // armature from it, and rigport writes one for every skeleton (docs/gltf.md, "Skins").
+    for (auto& skin : plan.skins)
+        skin.skeleton = !skin.used && std::any_of(skin.joints.begin(), skin.joints.end(), [&](uint32_t n) { return plan.nodes[n].in_scene; });
     return true;
 }
 
@@ -126,8 +130,8 @@ bool build_skeleton(Reader& r, Plan& plan) {
     auto& nodes = plan.nodes;
     std::vector<bool> joint(nodes.size(), false);
     for (auto& s : plan.skins)
-        if (s.used)
-            for (uint32_t n : s.joints) joint[n] = true;
+        if (s.counts())
+            for (uint32_t n : s.joints) joint[n] = joint[n] || s.used || nodes[n].in_scene;
     for (uint32_t n = 0; n < nodes.size(); ++n) joint[n] = joint[n] || nodes[n].animated;
 
     // Nodes between a joint and a joint above it are joints too: one connected hierarchy.
@@ -159,7 +163,9 @@ bool build_skeleton(Reader& r, Plan& plan) {
     // as rigport's own output is, stays as it is).
     std::vector<uint32_t> priority, order, chain;
     for (auto& s : plan.skins)
-        if (s.used) priority.insert(priority.end(), s.joints.begin(), s.joints.end());
+        if (s.counts())
+            for (uint32_t n : s.joints)
+                if (joint[n]) priority.push_back(n);
     for (uint32_t n = 0; n < nodes.size(); ++n) priority.push_back(n);
     for (uint32_t n : priority) {
         chain.clear();

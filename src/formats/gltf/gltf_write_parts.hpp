@@ -33,7 +33,8 @@ struct WriteContext {
     // multi-root skeleton; then one node per written mesh.
     std::optional<uint32_t> axis_node;    // carries the axis rotation (Root mode)
     std::optional<uint32_t> joint_root;   // the common root of all joints, when there is one
-    bool skinning = false;                // a skin is written (named skeleton with skinned meshes)
+    bool skinning = false;                // some mesh is skinned (a skin is written for any skeleton)
+    std::vector<Transform> rest;          // the joints' rest pose, as their nodes and the skin have it
     std::vector<uint32_t> mesh_node;      // per scene mesh: its node, or no_index when skipped
     std::vector<bool> mesh_skinned;       // per scene mesh: its node carries the skin
 

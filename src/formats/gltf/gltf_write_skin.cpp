@@ -104,7 +104,8 @@ void plan_nodes(WriteContext& ctx) {
 
     // An animation-only skeleton has no bind pose: its nodes rest in the first animation's pose
     // at time 0 (the pose a viewer shows before playing), identity without animations.
-    std::vector<Transform> rest = bind_pose(skeleton);
+    std::vector<Transform>& rest = ctx.rest;
+    rest = bind_pose(skeleton);
     if (skeleton.animation_only && !scene.animations.empty()) rest = sample_pose(skeleton, scene.animations[0], 0.0f);
 
     std::vector<uint32_t> roots;
@@ -154,11 +155,14 @@ void plan_nodes(WriteContext& ctx) {
     }
 }
 
+// Every skeleton gets a skin, also one that no mesh uses (an animation clip, a rig with rigid
+// parts): a skin's joints are what Blender, three.js and Godot build an armature from; plain nodes
+// arrive as empties, one action each (docs/gltf.md, "Skins").
 void write_skin(WriteContext& ctx) {
-    if (!ctx.skinning) return;
     const Skeleton& skeleton = ctx.scene.skeleton;
-    // IBM_j = inverse(world bind_j), column-major, last row exactly (0,0,0,1) (§3.3).
-    const std::vector<Mat4> world = world_matrices(skeleton, bind_pose(skeleton));
+    if (skeleton.joints.empty()) return;
+    // IBM_j = inverse(world rest_j), column-major, last row exactly (0,0,0,1) (§3.3).
+    const std::vector<Mat4> world = world_matrices(skeleton, ctx.rest);
     std::vector<float> values;
     values.reserve(world.size() * 16);
     for (size_t j = 0; j < world.size(); ++j) {
