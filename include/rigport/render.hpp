@@ -64,7 +64,12 @@ constexpr uint64_t max_render_samples = 1ull << 26;
 // meshes lit by a light over the camera's left shoulder and shaded on both sides (a preview, so
 // an inward normal never shows a black hole), colour = material diffuse x texture x vertex colour.
 // InvalidArgument for sizes beyond the limits or an animation index that does not exist.
+// A model without triangles draws its skeleton (as options.skeleton would); one with neither
+// triangles nor joints is Unsupported: there is nothing to draw, and a blank picture would say
+// otherwise (draws_skeleton_only tells the caller beforehand).
 Expected<RenderImage> render(const Scene& scene, const RenderOptions& options);
+// Whether render() draws only the skeleton because the model has no triangle to draw.
+bool draws_skeleton_only(const Scene& scene);
 
 // The box render() frames for these options: what it draws (posed vertices; joints too with
 // skeleton) in the camera's right/up axes, as min x, min y, max x, max y.

@@ -29,6 +29,8 @@ struct Prepared {
 // InvalidArgument for sizes beyond the limits, an animation that does not exist, a yaw, pitch or
 // time that is not finite.
 Status check_options(const Scene& input, const RenderOptions& options);
+// Unsupported when the model has neither a triangle nor a joint: a picture would be blank.
+Status check_drawable(const Scene& scene);
 
 // The scene in options' pose (options.animation at options.time), seen from options' camera.
 // Options must have passed check_options.

@@ -134,6 +134,16 @@ Status render_detail::check_options(const Scene& input, const RenderOptions& opt
     return Ok{};
 }
 
+Status render_detail::check_drawable(const Scene& scene) {
+    if (draws_skeleton_only(scene) && scene.skeleton.joints.empty())
+        return make_error(ErrorCode::Unsupported, "nothing to draw: the model has no triangles and no skeleton");
+    return Ok{};
+}
+
+bool draws_skeleton_only(const Scene& scene) {
+    return std::none_of(scene.meshes.begin(), scene.meshes.end(), [](const Mesh& m) { return !m.triangles.empty(); });
+}
+
 Prepared render_detail::prepare(const Scene& input, const RenderOptions& options) {
     const Camera camera(options.yaw, options.pitch);
     Prepared p;
@@ -160,7 +170,7 @@ Prepared render_detail::prepare(const Scene& input, const RenderOptions& options
     };
     for (auto& pm : p.posed)
         for (auto& q : pm.positions) extend(q);
-    if (options.skeleton || lo[0] > hi[0])
+    if (options.skeleton || draws_skeleton_only(scene) || lo[0] > hi[0])
         for (auto& w : p.world) extend({w[3][0], w[3][1], w[3][2]});
     if (lo[0] > hi[0]) lo[0] = lo[1] = -1, hi[0] = hi[1] = 1;  // nothing to frame: an empty picture
     p.bounds = {lo[0], lo[1], hi[0], hi[1]};
@@ -174,6 +184,7 @@ Expected<std::array<double, 4>> view_bounds(const Scene& scene, const RenderOpti
 
 Expected<RenderImage> render(const Scene& input, const RenderOptions& options) {
     if (auto st = render_detail::check_options(input, options); !st) return st.error();
+    if (auto st = render_detail::check_drawable(input); !st) return st.error();
     return render_detail::draw(render_detail::prepare(input, options), options);
 }
 
@@ -254,7 +265,7 @@ Expected<RenderImage> render_detail::draw(const Prepared& prepared, const Render
             }
         }
     }
-    if (options.skeleton && !world.empty()) {
+    if ((options.skeleton || draws_skeleton_only(scene)) && !world.empty()) {
         // Bones and joints sized to the picture: visible in a thumbnail, not blobs in a poster.
         const uint32_t side = std::min(options.width, options.height);
         const uint32_t bone = std::clamp<uint32_t>(side / 256, 1, 4) * ss, joint = std::clamp<uint32_t>(side / 100, 2, 8) * ss;

@@ -84,6 +84,7 @@ Expected<RenderImage> render_sheet(const Scene& input, const SheetOptions& optio
         return make_error(ErrorCode::InvalidArgument, fmt::format("animation {} does not exist (the model has {})", options.only,
                                                                   scene.animations.size()));
     if (auto st = render_detail::check_options(scene, options.cell); !st) return st.error();
+    if (auto st = render_detail::check_drawable(scene); !st) return st.error();
     // Rows: the animations asked for; a scene without any shows its bind pose alone.
     std::vector<int32_t> rows;
     if (options.only >= 0) rows.push_back(options.only);

@@ -263,10 +263,46 @@ TEST(Render, WorkIsBounded) {
     EXPECT_NE(r.error().message.find("mesh 'stack'"), std::string::npos) << r.error().message;
 }
 
-TEST(Render, EmptySceneGivesTheBackground) {
+// A blank picture would say the model was drawn: a model with nothing to draw is Unsupported,
+// and one with a skeleton but no triangle draws its skeleton (docs/render.md).
+TEST(Render, NothingToDrawIsAnErrorAndASkeletonAloneIsDrawn) {
     auto image = render(Scene{}, small(16, 8));
-    ASSERT_TRUE(image);
-    EXPECT_EQ(coverage(*image, RenderOptions{}.background).pixels, 0u);
+    ASSERT_FALSE(image);
+    EXPECT_EQ(image.error().code, ErrorCode::Unsupported);
+    Scene bones;
+    bones.skeleton.joints.resize(3);
+    bones.skeleton.joints[1].parent = 0;
+    bones.skeleton.joints[1].bind.translate = {0, 1, 0};
+    bones.skeleton.joints[2].parent = 1;
+    bones.skeleton.joints[2].bind.translate = {0.5f, 1, 0};
+    EXPECT_TRUE(draws_skeleton_only(bones));
+    image = render(bones, small(64, 64));
+    ASSERT_TRUE(image) << image.error().to_string();
+    EXPECT_GT(coverage(*image, RenderOptions{}.background).pixels, 20u);
+    SheetOptions sheet;
+    sheet.cell = small(32, 32);
+    EXPECT_EQ(render_sheet(Scene{}, sheet).error().code, ErrorCode::Unsupported);
+    EXPECT_TRUE(render_sheet(bones, sheet));
+}
+
+// Through the binary: a mesh-less model (an .md5anim-style skeleton as IQE joints) is drawn as its
+// skeleton with a warning saying so; a model with nothing to draw exits 3 and writes no picture.
+TEST(RenderCli, AModelWithoutAMeshDrawsItsSkeletonAndNothingAtAllIsAnError) {
+    const fs::path dir = files_dir();
+    write_text(dir / "bones.iqe", "# Inter-Quake Export\n"
+                                  "joint \"root\" -1\npq 0 0 0 0 0 0 1\n"
+                                  "joint \"spine\" 0\npq 0 0 1 0 0 0 1\n"
+                                  "joint \"head\" 1\npq 0 0 1 0 0 0 1\n");
+    auto r = run_cli({"render", (dir / "bones.iqe").string(), "-o", (dir / "bones.png").string(), "--size", "64x64"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("no mesh: its skeleton is drawn"), std::string::npos) << r.err;
+    const RenderImage picture = decode_png(read_bytes(dir / "bones.png"));
+    EXPECT_GT(coverage(picture, RenderOptions{}.background).pixels, 20u) << "not a blank picture";
+    write_text(dir / "empty.iqe", "# Inter-Quake Export\n");
+    r = run_cli({"render", (dir / "empty.iqe").string(), "-o", (dir / "empty.png").string(), "--size", "64x64"});
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_NE(r.err.find("nothing to draw"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "empty.png"));
 }
 
 TEST(RenderSheet, ARowPerAnimationFramedAlike) {

@@ -113,6 +113,8 @@ int run_render(const RenderArgs& a) {
         if (!textures) return fail(textures.error(), read_exit_code(textures.error()), false);
         options.textures = std::move(*textures);
     }
+    if (draws_skeleton_only(*scene) && !scene->skeleton.joints.empty())
+        warnings.add(WarningCode::Interpreted, "the model has no mesh: its skeleton is drawn");
     Expected<RenderImage> image = RenderImage{};
     if (a.sheet) {
         SheetOptions sheet;
