@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <optional>
 
 #include "module.hpp"
@@ -124,11 +125,29 @@ std::optional<Vec3> vec3(const std::optional<std::vector<float>>& v, const char*
     return Vec3{(*v)[0], (*v)[1], (*v)[2]};
 }
 
+// texture_path= as `rigport convert --texture-path DIR` takes it, one folder (str or os.PathLike)
+// or a list of them in order; each must be a folder (docs/cli.md "Textures").
+std::vector<std::string> texture_path_keyword(const py::kwargs& kw) {
+    std::vector<std::string> dirs;
+    if (!kw.contains("texture_path") || kw["texture_path"].is_none()) return dirs;
+    py::object value = kw["texture_path"];
+    if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value))
+        for (auto item : value) dirs.push_back(fspath(item));
+    else
+        dirs.push_back(fspath(value));
+    for (auto& dir : dirs) {
+        std::error_code ec;
+        if (dir.empty() || !std::filesystem::is_directory(dir, ec)) throw py::value_error("texture_path '" + dir + "': not a folder");
+    }
+    return dirs;
+}
+
 // convert()'s keywords checked as `rigport convert` checks its options, before any input is read.
 ConvertOptions convert_options(const py::kwargs& kw) {
     static const std::vector<std::string> known = {"format", "scale", "rotate", "meshtrans", "force_joints", "axis", "loop_key",
                                                    "images", "convert_images", "fix_normals", "clip_end", "cal3d_dialect",
-                                                   "cal3d_binary", "threads", "allow_outside", "allow_missing", "force", "unit"};
+                                                   "cal3d_binary", "threads", "allow_outside", "allow_missing", "force", "unit",
+                                                   "texture_path"};
     for (auto item : kw) {
         const std::string key = item.first.cast<std::string>();
         if (std::find(known.begin(), known.end(), key) == known.end()) throw py::type_error("convert() got an unexpected keyword argument '" + key + "'");
@@ -160,6 +179,7 @@ ConvertOptions convert_options(const py::kwargs& kw) {
     else if (images == "none") o.images.mode = ImageOptions::Mode::None;
     else throw py::value_error("images '" + images + "': expected auto, reference, embed or none");
     o.images.convert = get("convert_images", false);
+    o.images.texture_paths = texture_path_keyword(kw);
     o.fix_normals = get("fix_normals", false);
     const std::string clip_end = get("clip_end", std::string());
     if (clip_end == "clamp") o.clip_end = ClipEnd::Clamp;
@@ -266,8 +286,9 @@ PYBIND11_MODULE(rigport, m) {
     m.def("convert", &convert_py, py::arg("inputs"), py::arg("output"),
           "convert(inputs, output, *, format=None, scale=None, rotate=None, meshtrans=None, force_joints=False, axis='bake', "
           "loop_key=False, images='auto', convert_images=False, fix_normals=False, clip_end=None, cal3d_dialect='imvu', "
-          "cal3d_binary=False, threads=0, allow_outside=False, allow_missing=False, force=False, unit=None) -> dict: what `rigport "
-          "convert INPUT... -o OUTPUT` does (the same bytes), returning its --json record.");
+          "cal3d_binary=False, threads=0, allow_outside=False, allow_missing=False, force=False, unit=None, texture_path=None) -> dict: "
+          "what `rigport convert INPUT... -o OUTPUT` does (the same bytes), returning its --json record. texture_path: a folder or a "
+          "list of folders, as --texture-path.");
     m.def("info", &info_py, py::arg("source"), py::kw_only(), py::arg("allow_outside") = false, py::arg("allow_missing") = false,
           "The dict `rigport info --json` prints for a path or a list of paths.");
     m.def("validate", &validate_py, py::arg("source"), py::kw_only(), py::arg("allow_outside") = false, py::arg("allow_missing") = false,

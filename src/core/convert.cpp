@@ -95,10 +95,10 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     r.read_warnings = std::move(scene->warnings);
     // The textures the materials name are inputs too, read or not (an IQM output only names its
     // texture): no output or side file may replace one. Relative names are looked up beside each
-    // input, as the model that named them may be any of them.
+    // input, as the model that named them may be any of them, and under the texture paths.
     for (auto& in : job.inputs)
         for (auto& p : in.paths)
-            for (auto& t : texture_files(*scene, std::filesystem::path(input_file(p)).parent_path().string()))
+            for (auto& t : texture_files(*scene, std::filesystem::path(input_file(p)).parent_path().string(), o.images.texture_paths))
                 write_options.protect.push_back(t);
     if (o.fix_normals) {
         const auto tests = fix_vdrift_normals(*scene);

@@ -43,19 +43,27 @@ std::string confinement_root(const std::string& model_path, const std::string& r
     return folder.empty() ? std::string(".") : folder.string();
 }
 
-Expected<std::string> confine(const std::string& target, const std::string& root, bool allow_outside) {
+Expected<std::string> confine(const std::string& target, const std::vector<std::string>& roots, bool allow_outside) {
     std::error_code ec;
     const fs::path resolved = resolve(target, ec);
     if (ec) return make_error(ErrorCode::ReadFailed, fmt::format("cannot resolve '{}': {}", target, ec.message()));
     if (allow_outside) return resolved.string();
-    const fs::path top = resolve(root, ec);
-    if (ec) return make_error(ErrorCode::ReadFailed, fmt::format("cannot resolve the model's folder '{}': {}", root, ec.message()));
-    if (!inside(top, resolved))
-        return make_error(ErrorCode::ReadFailed,
-                          fmt::format("resolves to {}, outside {}: refused (a model reads only from its own folder and below; "
-                                      "--allow-outside lifts this)",
-                                      resolved.string(), top.string()));
-    return resolved.string();
+    std::string tops;
+    for (size_t i = 0; i < roots.size(); ++i) {
+        const fs::path top = resolve(roots[i], ec);
+        if (ec) return make_error(ErrorCode::ReadFailed, fmt::format("cannot resolve the {} '{}': {}",
+                                                                    i == 0 ? "model's folder" : "texture folder", roots[i], ec.message()));
+        if (inside(top, resolved)) return resolved.string();
+        tops += (i == 0 ? "" : i + 1 == roots.size() ? " and " : ", ") + top.string();
+    }
+    return make_error(ErrorCode::ReadFailed,
+                      fmt::format("resolves to {}, outside {}: refused (a model reads only from its own folder and below{}; "
+                                  "--allow-outside lifts this)",
+                                  resolved.string(), tops, roots.size() > 1 ? ", a texture also from the --texture-path folders" : ""));
+}
+
+Expected<std::string> confine(const std::string& target, const std::string& root, bool allow_outside) {
+    return confine(target, std::vector<std::string>{root}, allow_outside);
 }
 
 }  // namespace rigport::detail

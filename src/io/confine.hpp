@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "rigport/error.hpp"
 
@@ -18,5 +19,9 @@ std::string confinement_root(const std::string& model_path, const std::string& r
 // ReadFailed error without path whose message says what `target` resolves to and that it was
 // refused; allow_outside skips the check (the path is still resolved).
 Expected<std::string> confine(const std::string& target, const std::string& root, bool allow_outside);
+// The same with several roots: target may lie in or below any of them (a texture: the model's
+// folder and each LoadOptions texture path, docs/cli.md "Textures"). One root gives the message
+// above; several are all named.
+Expected<std::string> confine(const std::string& target, const std::vector<std::string>& roots, bool allow_outside);
 
 }  // namespace rigport::detail

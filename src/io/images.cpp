@@ -15,7 +15,7 @@
 #include <stb_image_write.h>
 
 #include "core/guarded.hpp"
-#include "io/confine.hpp"
+#include "io/texture_search.hpp"
 #include "rigport/images.hpp"
 
 namespace rigport {
@@ -48,58 +48,11 @@ bool is_web_uri(std::string_view uri) {
     return scheme != "file" && scheme != "data";
 }
 
-// A file: URI as the path it names (RFC 8089: file:///abs/path, file://localhost/abs/path,
-// file:/abs/path, percent-escapes decoded); any other text is returned as it is.
-std::string file_uri_path(const std::string& uri) {
-    if (uri.size() < 5 || !(uri.compare(0, 5, "file:") == 0 || uri.compare(0, 5, "FILE:") == 0)) return uri;
-    std::string rest = uri.substr(5);
-    if (rest.rfind("//", 0) == 0) {
-        const size_t slash = rest.find('/', 2);
-        const std::string host = rest.substr(2, slash == std::string::npos ? std::string::npos : slash - 2);
-        if (!host.empty() && host != "localhost") return uri;  // another machine's file: not ours to look up
-        rest = slash == std::string::npos ? std::string() : rest.substr(slash);
-    }
-    std::string path;
-    for (size_t i = 0; i < rest.size(); ++i) {
-        auto hex = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (std::tolower(static_cast<unsigned char>(c)) - 'a' + 10); };
-        if (rest[i] == '%' && i + 2 < rest.size() && std::isxdigit(static_cast<unsigned char>(rest[i + 1])) &&
-            std::isxdigit(static_cast<unsigned char>(rest[i + 2]))) {
-            path += static_cast<char>(hex(rest[i + 1]) * 16 + hex(rest[i + 2]));
-            i += 2;
-        } else {
-            path += rest[i];
-        }
-    }
-    // file:///C:/x.png names a Windows drive: the path is C:/x.png.
-    if (path.size() >= 3 && path[0] == '/' && std::isalpha(static_cast<unsigned char>(path[1])) && path[2] == ':') path.erase(0, 1);
-    return path;
-}
-
-// The files a texture URI may name: as written, and for an engine path without extension
-// (an IQM material such as "models/weapons/lgun/lgun") the usual image extensions.
-std::vector<fs::path> candidates(const std::string& uri, const std::string& search_dir) {
-    std::string name = file_uri_path(uri);
-    std::replace(name.begin(), name.end(), '\\', '/');  // Windows exporters
-    fs::path base = fs::path(name).is_absolute() ? fs::path(name) : fs::path(search_dir.empty() ? "." : search_dir) / name;
-    std::vector<fs::path> out{base};
-    if (!base.has_extension())
-        for (const char* ext : {".png", ".jpg", ".jpeg", ".tga", ".bmp"}) out.push_back(fs::path(base.string() + ext));
-    return out;
-}
-
 // True when stb recognises the bytes as an image it can decode (TGA, BMP, PSD, GIF, HDR, PNM ...).
 bool is_image(const std::vector<uint8_t>& bytes) {
     if (bytes.empty() || bytes.size() > uint64_t(INT32_MAX)) return false;
     int w = 0, h = 0, channels = 0;
     return stbi_info_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()), int(bytes.size()), &w, &h, &channels) && w > 0 && h > 0;
-}
-
-// The name of the first material with a map naming uri (for error messages).
-std::string material_of(const Scene& scene, const std::string& uri) {
-    for (auto& material : scene.materials)
-        for (auto& map : material.maps)
-            if (map.uri == uri) return material.name;
-    return {};
 }
 
 // The image decoded by stb and encoded as PNG; empty with a message on failure.
@@ -152,6 +105,12 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
 
     const bool embed = options.mode == ImageOptions::Mode::Embed ||
                        (options.mode == ImageOptions::Mode::Auto && ends_with_glb(output_path));
+    detail::TextureSearch search;
+    search.model_dir = options.search_dir;
+    search.texture_paths = options.texture_paths;
+    search.root = options.root;
+    search.allow_outside = options.allow_outside;
+    detail::TextureFinder finder(std::move(search));
     std::vector<GltfImage> out;
     for (const std::string& uri : uris) {
         GltfImage image{uri, {}, {}, {}};
@@ -166,59 +125,44 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
             out.push_back(image);
             continue;
         }
-        const auto tried = candidates(uri, options.search_dir);
-        // Confinement first, whether or not the file exists: nothing about a file outside the
-        // root (not even whether it is there) reaches the output. A texture only adds a picture
-        // to a material, so one leading outside is left out with a warning, never read; the
-        // model converts (docs/cli.md "Confinement").
-        const std::string root = options.root.empty() ? (options.search_dir.empty() ? std::string(".") : options.search_dir) : options.root;
-        auto outside = [&](const fs::path& p) {
-            auto resolved = detail::confine(p.string(), root, options.allow_outside);
-            if (resolved) return false;
+        // One rule for every format (docs/cli.md "Textures"): as written beside the model, with a
+        // game's extensions, by base name, then under each texture path. A place outside the
+        // model's folder and the texture paths is not looked at, whether or not a file is there:
+        // a texture only adds a picture to a material, so the model converts without it, with one
+        // warning naming where it looked (docs/cli.md "Confinement").
+        const detail::TextureLookup found = finder.find(uri);
+        if (found.file.empty()) {
             warnings.add(WarningCode::TextureNotFound,
-                         fmt::format("texture '{}' of material '{}': {}; its material is written without it",
-                                     uri, material_of(scene, uri), resolved.error().message),
-                         std::nullopt, options.model_path);
-            out.push_back(image);
-            return true;
-        };
-        if (outside(tried.front())) continue;
-        auto found = std::find_if(tried.begin(), tried.end(), [](const fs::path& p) {
-            std::error_code ec;
-            return fs::is_regular_file(p, ec);
-        });
-        if (found == tried.end()) {
-            warnings.add(WarningCode::TextureNotFound,
-                         fmt::format("texture '{}' not found (looked for {}); its material is written without it", uri,
-                                     tried.front().generic_string()),
+                         fmt::format("texture '{}' not found (looked for {}{}); its material is written without it", uri, found.looked,
+                                     found.refused.empty() ? "" : "; not looked at: " + found.refused),
                          std::nullopt, options.model_path);
             out.push_back(image);
             continue;
         }
-        if (outside(*found)) continue;  // "tex" found as "tex.png", a link leading out
-        auto bytes = read_file(found->string(), options.max_file_bytes);
+        const fs::path file = found.file;
+        auto bytes = read_file(found.file, options.max_file_bytes);
         if (!bytes) return bytes.error();
-        if (options.on_read) options.on_read(found->string());
+        if (options.on_read) options.on_read(found.file);
         if (const char* mime = sniff_mime(*bytes)) {
             image.mime_type = mime;
             if (embed) image.bytes = std::move(*bytes);
-            else image.uri = relative_uri(*found, output_path);
+            else image.uri = relative_uri(file, output_path);
         } else if (!is_image(*bytes)) {
             // Not an image stb knows (converted or not): its path is not written into the output.
             warnings.add(WarningCode::TextureNotFound,
-                         fmt::format("texture '{}': {} is not an image; its material is written without it", uri, found->generic_string()),
+                         fmt::format("texture '{}': {} is not an image; its material is written without it", uri, file.generic_string()),
                          std::nullopt, options.model_path);
         } else if (options.convert) {
             std::string why;
             image.bytes = convert_to_png(*bytes, options.max_dimension, why);
             if (image.bytes.empty()) {
                 Error e = make_error(ErrorCode::Malformed, fmt::format("texture '{}': {}", uri, why));
-                e.path = found->string();
+                e.path = found.file;
                 return e;
             }
             image.mime_type = "image/png";
         } else {
-            image.uri = relative_uri(*found, output_path);
+            image.uri = relative_uri(file, output_path);
             warnings.add(WarningCode::ImageFormatNotGltf,
                          fmt::format("texture '{}' is neither PNG nor JPEG, which glTF viewers cannot load; referenced as "
                                      "it is (--convert-images converts it to PNG)", uri));
@@ -233,15 +177,19 @@ Expected<std::vector<GltfImage>> resolve_images(const Scene& scene, const std::s
     return detail::guarded(output_path, "resolving images", [&] { return resolve_images_unguarded(scene, output_path, options, warnings); });
 }
 
-std::vector<std::string> texture_files(const Scene& scene, const std::string& search_dir) {
+std::vector<std::string> texture_files(const Scene& scene, const std::string& search_dir, const std::vector<std::string>& texture_paths) {
     std::vector<std::string> files;
     std::unordered_set<std::string> seen;
+    detail::TextureSearch search;
+    search.model_dir = search_dir;
+    search.texture_paths = texture_paths;
+    const detail::TextureFinder finder(std::move(search));
     for (auto& material : scene.materials)
         for (auto& map : material.maps) {
             if (map.image >= 0 || map.uri.empty() || map.uri.rfind("data:", 0) == 0 || is_web_uri(map.uri) || !seen.insert(map.uri).second) continue;
-            for (auto& p : candidates(map.uri, search_dir)) {
+            for (auto& p : finder.places(map.uri)) {
                 std::error_code ec;
-                if (fs::is_regular_file(p, ec)) files.push_back(p.string());
+                if (fs::is_regular_file(p, ec)) files.push_back(p);
             }
         }
     return files;

@@ -8,6 +8,7 @@
 #include <stb_image.h>
 
 #include "io/confine.hpp"
+#include "io/texture_search.hpp"
 #include "rigport/io.hpp"
 #include "rigport/render.hpp"
 
@@ -26,15 +27,20 @@ struct Texture {
     int32_t image = -1;                 // Scene::images index, or -1
 };
 
-// The file a texture URI names, resolved as the resolver's confinement resolves it (made
-// absolute, '..' and symbolic links of its existing part followed): `b.png`, `./b.png`,
-// `.//b.png` and `sub/../b.png` are one key. A URI that cannot be resolved is its own key.
-std::string file_key(const std::string& uri, const std::string& search_dir) {
-    std::string name = uri;
-    std::replace(name.begin(), name.end(), '\\', '/');  // as the resolver reads Windows paths
-    if (name.rfind("data:", 0) == 0) return "uri:" + uri;
-    const fs::path joined = fs::path(name).is_absolute() ? fs::path(name) : fs::path(search_dir.empty() ? "." : search_dir) / name;
-    auto resolved = detail::confine(joined.string(), ".", /*allow_outside=*/true);  // resolution only; the resolver confines
+// The file a texture URI names, found as the resolver finds it and resolved as its confinement
+// resolves it (made absolute, '..' and symbolic links of its existing part followed): `b.png`,
+// `./b.png`, `.//b.png`, `sub/../b.png` and `b` (found as b.png) are one key. A texture not found
+// is keyed by its first place, so its spellings share one warning; a URI that cannot be resolved
+// is its own key.
+std::string file_key(const std::string& uri, detail::TextureFinder& finder) {
+    if (uri.rfind("data:", 0) == 0) return "uri:" + uri;
+    std::string file = finder.find(uri).file;
+    if (file.empty()) {
+        auto places = finder.places(uri);
+        if (places.empty()) return "uri:" + uri;
+        file = places.front();
+    }
+    auto resolved = detail::confine(file, ".", /*allow_outside=*/true);  // resolution only; the resolver confines
     return resolved ? "file:" + *resolved : "uri:" + uri;
 }
 
@@ -52,13 +58,19 @@ Expected<std::vector<std::shared_ptr<const RenderImage>>> load_render_textures(c
     // Each material's first diffuse map, grouped by the file or embedded image it names.
     std::vector<Texture> textures;
     std::unordered_map<std::string, size_t> by_key;
+    detail::TextureSearch search;
+    search.model_dir = options.search_dir;
+    search.texture_paths = options.texture_paths;
+    search.root = options.root;
+    search.allow_outside = options.allow_outside;
+    detail::TextureFinder finder(std::move(search));
     for (size_t m = 0; m < scene.materials.size(); ++m) {
         auto map = std::find_if(scene.materials[m].maps.begin(), scene.materials[m].maps.end(),
                                 [](const TextureMap& t) { return t.type == TextureType::Diffuse; });
         if (map == scene.materials[m].maps.end()) continue;
         const bool held = map->image >= 0 && size_t(map->image) < scene.images.size();
         if (!held && map->uri.empty()) continue;
-        const std::string key = held ? fmt::format("#{}", map->image) : file_key(map->uri, options.search_dir);
+        const std::string key = held ? fmt::format("#{}", map->image) : file_key(map->uri, finder);
         auto [it, fresh] = by_key.emplace(key, textures.size());
         if (fresh) textures.push_back(Texture{key, map->uri, scene.materials[m].name, {}, held ? map->image : -1});
         Texture& t = textures[it->second];

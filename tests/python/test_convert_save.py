@@ -60,6 +60,36 @@ def test_convert_refuses_bad_options(corpus, tmp_path):
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 
+QUAD_IQE = ('# Inter-Quake Export\nmesh quad\nmaterial "models/x/skin"\n'
+            'vp 0 0 0\nvt 0 1\nvp 1 0 0\nvt 1 1\nvp 1 1 0\nvt 1 0\nfm 0 2 1\n')
+
+
+def test_convert_texture_path(cli, tmp_path):
+    # texture_path= is --texture-path: a game root (or a list of them, in order) where the
+    # material's "models/x/skin" is found as models/x/skin.png (docs/cli.md "Textures").
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "x.iqe").write_text(QUAD_IQE)
+    (tmp_path / "game" / "models" / "x").mkdir(parents=True)
+    (tmp_path / "empty").mkdir()
+    run_cli(cli, "sample", "-o", tmp_path / "s.iqm")  # writes sample_texture.png beside it: a PNG to use
+    os.replace(tmp_path / "sample_texture.png", tmp_path / "game" / "models" / "x" / "skin.png")
+    png = (tmp_path / "game" / "models" / "x" / "skin.png").read_bytes()
+    src = tmp_path / "work" / "x.iqe"
+    plain = rigport.convert(src, tmp_path / "plain.glb")
+    assert png not in (tmp_path / "plain.glb").read_bytes()
+    assert [w["code"] for w in plain["warnings"]] == ["texture-not-found"]
+    for texture_path in (tmp_path / "game", str(tmp_path / "game"), [tmp_path / "empty", str(tmp_path / "game")]):
+        found = rigport.convert(src, tmp_path / "found.glb", texture_path=texture_path)
+        assert found["warnings"] == []
+        assert png in (tmp_path / "found.glb").read_bytes()  # embedded as it is
+    record = cli_json(cli, "convert", src, "-o", tmp_path / "cli.glb", "--texture-path", tmp_path / "empty",
+                      "--texture-path", tmp_path / "game", "--json")
+    assert record["warnings"] == []
+    assert (tmp_path / "cli.glb").read_bytes() == (tmp_path / "found.glb").read_bytes()
+    with pytest.raises(ValueError, match="texture_path"):
+        rigport.convert(src, tmp_path / "x.glb", texture_path=tmp_path / "nowhere")
+
+
 def test_convert_never_replaces_an_input(sample_iqm):
     before = sample_iqm.read_bytes()
     with pytest.raises(rigport.Error) as e:

@@ -80,6 +80,25 @@ struct LoadFlags {
     }
 };
 
+// --texture-path DIR, repeatable (the order is kept), on every verb that reads textures (convert,
+// batch, render, view): a game's root folder where a texture not beside the model is looked for, by
+// the name as written and by its base name; it joins the folders textures may be read from
+// (ImageOptions::texture_paths, docs/cli.md "Textures").
+struct TextureFlags {
+    std::vector<std::string> paths;
+    void add_to(CLI::App* command) {
+        command
+            ->add_option("--texture-path", paths,
+                         "A game's root folder where textures are also looked for (repeatable, in order): a material's "
+                         "'models/x/skin' is found as DIR/models/x/skin.tga, an author's 'D:/art/skin.png' as DIR/skin.png; "
+                         "textures may be read from it as from the model's own folder")
+            ->type_name("DIR")
+            ->allow_extra_args(false);
+    }
+    // Each must be a folder: a usage error (exit 1) before anything is read.
+    Status check() const;
+};
+
 // Each verb adds its subcommand to the app and returns it with what to run once parsing succeeded.
 struct Verb {
     CLI::App* command = nullptr;

@@ -41,6 +41,7 @@ struct BatchArgs {
     std::string ninja;  // --ninja FILE: write a build file instead of converting
     bool follow_links = false;  // --follow-links: symbolic links out of an INPUT folder are followed
     std::string unit;           // --unit: as convert's (docs/units.md); empty = the format's own
+    TextureFlags textures;      // --texture-path DIR...: as convert's, passed on to its Ninja rules
 };
 
 // One model: a file, or a .cfg with its members.
@@ -484,8 +485,13 @@ int write_ninja(const BatchArgs& a, const FormatInfo& format, const Plan& plan) 
         if (!st) return fail(st.error(), exit_usage, false);
     }
     // The command line passes the format by its registry name: letters and digits only; the unit
-    // likewise (checked against the known names before anything is planned).
-    const std::string unit_arg = a.unit.empty() ? "" : " --unit " + a.unit;
+    // likewise (checked against the known names before anything is planned). Texture paths go in
+    // absolute (Ninja may run elsewhere), quoted as the inputs are.
+    std::string common_args = a.unit.empty() ? "" : " --unit " + a.unit;
+    for (auto& dir : a.textures.paths) {
+        if (auto st = ninja_line_safe(dir, "the --texture-path folder"); !st) return fail(st.error(), exit_usage, false);
+        common_args += " --texture-path " + ninja_shell_quoted(absolute_path(dir));
+    }
     std::string text = fmt::format(
         "# Written by `rigport batch --ninja`: `ninja -f FILE` converts the models whose files changed.\n"
         "ninja_required_version = 1.5\n"
@@ -501,7 +507,7 @@ int write_ninja(const BatchArgs& a, const FormatInfo& format, const Plan& plan) 
         "  depfile = $out.d\n"
         "  deps = gcc\n"
         "  description = rigport $in -> $out\n\n",
-        ninja_shell_quoted(self.string()), format.name, unit_arg, ninja_deps_prefix, format.name, unit_arg);
+        ninja_shell_quoted(self.string()), format.name, common_args, ninja_deps_prefix, format.name, common_args);
     size_t edges = 0;
     for (auto& m : plan.models) {
         if (m.refused) {
@@ -561,6 +567,7 @@ int run_batch(const BatchArgs& a) {
         return fail(usage_error(fmt::format("--format {} has no file extension to name the outputs with", format->name)), exit_usage, false);
     if (!a.unit.empty() && a.unit != "keep" && !unit_metres(a.unit))
         return fail(usage_error(fmt::format("--unit '{}': expected keep or a unit ({})", printable(a.unit), unit_names())), exit_usage, false);
+    if (auto st = a.textures.check(); !st) return fail(st.error(), exit_usage, false);
     std::error_code ec;
     const fs::path out_dir = a.out_dir;
     if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
@@ -587,6 +594,7 @@ int run_batch(const BatchArgs& a) {
     ModelOptions options;
     options.format = format;
     options.unit = a.unit;
+    options.images.texture_paths = a.textures.paths;
     Claims claims(plan, a.report);
     Progress progress(plan.models.size(), a.quiet);
     for (auto& n : plan.notes) progress.note(n);
@@ -724,6 +732,7 @@ Verb add_batch(CLI::App& app) {
     sub->add_option("--unit", args->unit, "Output unit, as convert's --unit: keep, or m, cm, inch ...; default: the format's own (metres for glTF and IQM)");
     sub->add_flag("--follow-links", args->follow_links,
                   "Follow symbolic links (to files and folders) that lead out of an INPUT folder; by default they are skipped with a note");
+    args->textures.add_to(sub);
     return {sub, [args]() { return run_batch(*args); }};
 }
 

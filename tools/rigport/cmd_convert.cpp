@@ -40,6 +40,7 @@ struct ConvertArgs {
     std::string depfile;          // --depfile FILE.d: every file read, for Make and Ninja
     bool ninja_deps = false;      // --ninja-deps: every file read on stdout, for Ninja's deps = msvc
     LoadFlags load;               // --allow-outside, --allow-missing
+    TextureFlags textures;        // --texture-path DIR...
     uint32_t threads = 0;         // --threads N: 0 = every core; the bytes written never depend on it
 };
 
@@ -150,6 +151,8 @@ Expected<ModelOptions> model_options(const ConvertArgs& a) {
     else if (a.images == "none") o.images.mode = ImageOptions::Mode::None;
     else return usage_error(fmt::format("--images '{}': expected auto, reference, embed or none", a.images));
     o.images.convert = a.convert_images;
+    if (auto st = a.textures.check(); !st) return st.error();
+    o.images.texture_paths = a.textures.paths;
     if (a.clip_end == "clamp") o.clip_end = ClipEnd::Clamp;
     else if (a.clip_end == "extrapolate") o.clip_end = ClipEnd::Extrapolate;
     else if (a.clip_end == "none") o.clip_end = ClipEnd::None;
@@ -296,6 +299,7 @@ Verb add_convert(CLI::App& app) {
     sub->add_flag("--json", args->json,
                   "Print the result as one JSON object on stdout (inputs, outputs, counts, warnings); a failure as {\"error\": {...}}");
     args->load.add_to(sub);
+    args->textures.add_to(sub);
     return {sub, [args, sub]() {
                 args->words = sub->remaining();
                 return run_convert(*args);

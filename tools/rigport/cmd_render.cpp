@@ -19,6 +19,7 @@ struct RenderArgs {
     std::optional<uint64_t> texture_budget;  // MiB
     bool wireframe = false, skeleton = false, no_textures = false, force = false, sheet = false;
     LoadFlags load;
+    TextureFlags textures;  // --texture-path DIR...
 };
 
 // "WxH" with each side 1..max_render_side.
@@ -64,6 +65,8 @@ int run_render(const RenderArgs& a) {
         return fail(usage_error(fmt::format("--texture-budget {}: must be 0 to {} (MiB)", *a.texture_budget, max_texture_budget_mib)),
                     exit_usage, false);
     if (a.no_textures && a.texture_budget) return fail(usage_error("--texture-budget has no meaning with --no-textures"), exit_usage, false);
+    if (a.no_textures && !a.textures.paths.empty()) return fail(usage_error("--texture-path has no meaning with --no-textures"), exit_usage, false);
+    if (auto st = a.textures.check(); !st) return fail(st.error(), exit_usage, false);
     if (a.texture_budget) options.max_texture_bytes = *a.texture_budget << 20;
     if (a.frames == 0 || a.frames > 64)
         return fail(usage_error(fmt::format("--frames {}: must be 1 to 64", a.frames)), exit_usage, false);
@@ -108,6 +111,7 @@ int run_render(const RenderArgs& a) {
         images.search_dir = std::filesystem::path(input_file(a.inputs.front())).parent_path().string();
         images.model_path = a.inputs.front();
         images.allow_outside = a.load.allow_outside;
+        images.texture_paths = a.textures.paths;
         images.on_read = compile_options.load.on_read;
         auto textures = load_render_textures(*scene, images, options.max_texture_bytes, warnings);
         if (!textures) return fail(textures.error(), read_exit_code(textures.error()), false);
@@ -162,6 +166,7 @@ Verb add_render(CLI::App& app) {
                     "without, with a warning");
     sub->add_flag("--force", a->force, "Replace a read-only output");
     a->load.add_to(sub);
+    a->textures.add_to(sub);
     return {sub, [a]() { return run_render(*a); }};
 }
 

@@ -17,6 +17,7 @@ struct ViewArgs {
     std::string output;
     bool force = false;
     LoadFlags load;
+    TextureFlags textures;  // --texture-path DIR...
 };
 
 std::string base64(std::span<const uint8_t> bytes) {
@@ -70,6 +71,7 @@ void replace_all(std::string& text, std::string_view from, std::string_view to) 
 }
 
 int run_view(const ViewArgs& a) {
+    if (auto st = a.textures.check(); !st) return fail(st.error(), exit_usage, false);
     if (viewer::modules_json.empty())
         return fail(make_error(ErrorCode::Unsupported, "this rigport was built without three.js for the viewer: run scripts/setup.sh "
                                                        "(it installs tests/js/node_modules/three), then build again"),
@@ -101,6 +103,7 @@ int run_view(const ViewArgs& a) {
     options.load = a.load.load_options();
     options.images.mode = ImageOptions::Mode::Embed;
     options.images.convert = true;  // TGA and friends as PNG: browsers show PNG and JPEG only
+    options.images.texture_paths = a.textures.paths;
     ModelResult result = convert_model(job, options);
     if (!result.ok()) return fail(*result.error, result.exit_code, false);
     Warnings warnings = std::move(result.read_warnings);
@@ -142,6 +145,7 @@ Verb add_view(CLI::App& app) {
     sub->add_option("-o,--output", a->output, "The HTML page to write")->required();
     sub->add_flag("--force", a->force, "Replace a read-only output");
     a->load.add_to(sub);
+    a->textures.add_to(sub);
     return {sub, [a]() { return run_view(*a); }};
 }
 

@@ -1,6 +1,7 @@
 // rigport: the command-line tool (`rigport <verb>`), argument dispatch and the shared helpers.
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,16 @@ int fail(const Error& error, int exit_code, bool json) {
 }
 
 Error usage_error(std::string message) { return make_error(ErrorCode::InvalidArgument, std::move(message)); }
+
+Status TextureFlags::check() const {
+    for (auto& dir : paths) {
+        std::error_code ec;
+        if (dir.empty() || !std::filesystem::is_directory(dir, ec))
+            return usage_error(fmt::format("--texture-path '{}': {}", printable(dir),
+                                           std::filesystem::exists(dir, ec) ? "not a folder" : "no such folder"));
+    }
+    return Ok{};
+}
 
 const FormatInfo* choose_output_format(const std::string& path, const std::string& format_name, int& exit_code) {
     auto f = find_output_format(path, format_name);
