@@ -26,7 +26,7 @@ struct WarningLine {
     size_t warnings = 1;
 };
 // The warnings as lines: warning_text() of each, except that warnings of one code and file whose
-// messages differ only in their quoted names and numbers (one per material, mesh, value) are
+// messages differ only in their quoted names, numbers and paths (one per material, mesh, value) are
 // folded into the first one's line: "MESSAGE (N times; also 'B', 'C', 'D' and 8 more)", where N
 // adds up their counts. Lines keep the order of each fold's first warning (docs/cli.md "Warnings").
 std::vector<WarningLine> warning_lines(std::span<const Warning> warnings);

@@ -3,6 +3,7 @@
 // (one per material, mesh or value) folded into one line with a count.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string_view>
 #include <unordered_map>
 
@@ -12,11 +13,12 @@ namespace rigport {
 
 namespace {
 
-// A message split into its wording and its items: each quoted 'name' and each number becomes a
-// placeholder in `wording`, its text one of `items`.
+// A message split into its wording and its items: each quoted 'name', each file path and each
+// number becomes a placeholder in `wording`, its text one of `items` (`quoted` says which are names).
 struct Shape {
     std::string wording;
     std::vector<std::string_view> items;
+    std::vector<bool> quoted;
 };
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -29,16 +31,27 @@ Shape shape_of(std::string_view message) {
             const size_t close = message.find('\'', i + 1);
             if (close != std::string_view::npos) {
                 s.items.push_back(message.substr(i, close + 1 - i));
+                s.quoted.push_back(true);
                 s.wording += "'\x01'";
                 i = close + 1;
                 continue;
             }
         }
+        if (c == '/' && (i == 0 || message[i - 1] == ' ' || message[i - 1] == '(')) {  // an absolute path, to a space or ); ,
+            size_t end = i + 1;
+            while (end < message.size() && std::string_view(" );,").find(message[end]) == std::string_view::npos) ++end;
+            s.items.push_back(message.substr(i, end - i));
+            s.quoted.push_back(false);
+            s.wording += '\x02';
+            i = end;
+            continue;
+        }
         if (is_digit(c)) {
             size_t end = i + 1;
             while (end < message.size() && (is_digit(message[end]) || (message[end] == '.' && end + 1 < message.size() && is_digit(message[end + 1])))) ++end;
             s.items.push_back(message.substr(i, end - i));
-            s.wording += '\x02';
+            s.quoted.push_back(false);
+            s.wording += '\x03';
             i = end;
             continue;
         }
@@ -73,7 +86,7 @@ std::vector<WarningLine> warning_lines(std::span<const Warning> warnings) {
     for (size_t i = 0; i < warnings.size(); ++i) {
         const Warning& w = warnings[i];
         Shape shape = shape_of(w.message);
-        std::string key = fmt::format("{}\x03{}\x03{}", int(w.code), w.path, shape.wording);
+        std::string key = fmt::format("{}\x04{}\x04{}", int(w.code), w.path, shape.wording);
         auto [it, added] = by_key.try_emplace(std::move(key), groups.size());
         if (added) groups.push_back(Group{{}, std::move(shape)});
         groups[it->second].members.push_back(i);
@@ -86,7 +99,8 @@ std::vector<WarningLine> warning_lines(std::span<const Warning> warnings) {
             lines.push_back({warning_text(first), 1});
             continue;
         }
-        // The items that differ from the first warning's name the others.
+        // The items that differ from the first warning's name the others: the quoted names when
+        // some of them differ ('Zahn', not "mesh 10 'Zahn'"), else the numbers and paths.
         std::vector<bool> varies(g.first.items.size(), false);
         std::vector<Shape> shapes;
         uint64_t times = 0;
@@ -95,13 +109,20 @@ std::vector<WarningLine> warning_lines(std::span<const Warning> warnings) {
             shapes.push_back(shape_of(warnings[m].message));
             for (size_t k = 0; k < varies.size(); ++k) varies[k] = varies[k] || shapes.back().items[k] != g.first.items[k];
         }
+        bool names_vary = false;
+        for (size_t k = 0; k < varies.size(); ++k) names_vary = names_vary || (varies[k] && g.first.quoted[k]);
+        if (names_vary)
+            for (size_t k = 0; k < varies.size(); ++k) varies[k] = varies[k] && g.first.quoted[k];
+        // Each other warning by its items ("'mesh1' 'Green.png'"), parted by ", " or, when an item
+        // of several names one, by "; ".
         constexpr size_t shown = 3;
+        const char* part = std::count(varies.begin(), varies.end(), true) > 1 ? "; " : ", ";
         std::string also;
         for (size_t s = 1; s < shapes.size() && s <= shown; ++s) {
             std::string subject;
             for (size_t k = 0; k < varies.size(); ++k)
                 if (varies[k]) subject += fmt::format("{}{}", subject.empty() ? "" : " ", shapes[s].items[k]);
-            also += fmt::format("{}{}", s > 1 ? ", " : "", subject);
+            also += fmt::format("{}{}", s > 1 ? part : "", subject);
         }
         if (shapes.size() - 1 > shown) also += fmt::format(" and {} more", shapes.size() - 1 - shown);
         lines.push_back({fmt::format("{}{} ({} times; also {})", where_and_code(first), first.message, times, also), g.members.size()});
