@@ -48,7 +48,7 @@ def _error_text(err):
 
 def _warning_text(w):
     """rigport's --json warning record as its stderr line: PATH[:LINE:COL | : offset N]: CODE:
-    MESSAGE (xN)."""
+    MESSAGE (N times)."""
     if isinstance(w, str):
         return w
     place = w.get("path", "")
@@ -59,7 +59,7 @@ def _warning_text(w):
     text = f"{place}: {w.get('code', 'warning')}: {w.get('message', '')}" if place else \
         f"{w.get('code', 'warning')}: {w.get('message', '')}"
     count = w.get("count", 1)
-    return text + (f" (x{count})" if count and count > 1 else "")
+    return text + (f" ({count} times)" if count and count > 1 else "")
 
 
 def _run(exe, args):

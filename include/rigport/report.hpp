@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,8 +17,19 @@
 
 namespace rigport {
 
-// "path: offset N: code: message", with " (xN)" when the warning was seen N > 1 times.
+// "path: offset N: code: message", with " (N times)" when the warning was seen N > 1 times.
 std::string warning_text(const Warning& warning);
+
+// A line of warnings as printed for a person, and how many of the warnings it stands for.
+struct WarningLine {
+    std::string text;
+    size_t warnings = 1;
+};
+// The warnings as lines: warning_text() of each, except that warnings of one code and file whose
+// messages differ only in their quoted names, numbers and paths (one per material, mesh, value) are
+// folded into the first one's line: "MESSAGE (N times; also 'B', 'C', 'D' and 8 more)", where N
+// adds up their counts. Lines keep the order of each fold's first warning (docs/cli.md "Warnings").
+std::vector<WarningLine> warning_lines(std::span<const Warning> warnings);
 
 // Text from a model (a name, a path, a message quoting it) as it may be printed on a terminal:
 // valid UTF-8 kept, control characters (C0, DEL, C1) and bytes that are not UTF-8 written as

@@ -116,15 +116,6 @@ std::vector<VertexArrayRow> vertex_array_rows(const Scene& scene) { return verte
 uint64_t info_frame_count(const Animation& animation) { return frames_of(animation); }
 std::string mesh_material_name(const Scene& scene, const Mesh& mesh) { return material_of(scene, mesh); }
 
-std::string warning_text(const Warning& warning) {
-    // "path: offset N: code: message": where first, as errors are printed.
-    std::string where = warning.path;
-    if (warning.offset) where += where.empty() ? fmt::format("offset {}", *warning.offset) : fmt::format(": offset {}", *warning.offset);
-    std::string text = fmt::format("{}{}{}: {}", where, where.empty() ? "" : ": ", to_string(warning.code), warning.message);
-    if (warning.count > 1) text += fmt::format(" (x{})", warning.count);
-    return text;
-}
-
 std::string error_json(const Error& error) {
     Json j;
     j["code"] = to_string(error.code);

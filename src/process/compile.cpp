@@ -190,13 +190,24 @@ Expected<Part> load_cal3d_part(const std::vector<CompileInput>& inputs, const Lo
     return part;
 }
 
+// Joint names as a warning lists them: the first few quoted, then how many in all.
+std::string name_list(const std::vector<std::string>& names) {
+    constexpr size_t shown = 4;
+    std::string list;
+    for (size_t i = 0; i < names.size() && i < shown; ++i) list += fmt::format("{}'{}'", i ? ", " : "", names[i]);
+    if (names.size() > shown) list += fmt::format(" ... ({} in all)", names.size());
+    return list;
+}
+
 // Moves `from`'s animations onto `skeleton`, matching joints by name (or by index when `from`
-// has no names, as animation-only IQM files do; an .md5anim's hierarchy has names). A joint that
-// cannot be matched is an error.
+// has no names, as animation-only IQM files do; an .md5anim's hierarchy has names). Channels of
+// joints the skeleton lacks are left out with one warning, as studiomdl and assimp ignore them;
+// an animation none of whose joints is in the skeleton is an error (it belongs to another model).
 Status retarget_animations(Scene& into, Scene& from, const std::string& path) {
+    constexpr uint32_t unmatched = UINT32_MAX;
     const auto& target = into.skeleton.joints;
     const auto& source = from.skeleton.joints;
-    std::vector<uint32_t> map(source.size());
+    std::vector<uint32_t> map(source.size(), unmatched);
     const bool named = std::any_of(source.begin(), source.end(), [](const Joint& j) { return !j.name.empty(); });
     if (from.skeleton.animation_only && !named) {
         if (source.size() != target.size())
@@ -207,21 +218,34 @@ Status retarget_animations(Scene& into, Scene& from, const std::string& path) {
     } else {
         std::unordered_map<std::string, uint32_t> by_name;
         for (uint32_t j = 0; j < target.size(); ++j) by_name.emplace(target[j].name, j);
+        std::vector<std::string> missing;
         for (uint32_t j = 0; j < source.size(); ++j) {
             auto it = by_name.find(source[j].name);
-            if (it == by_name.end())
-                return at_path(make_error(ErrorCode::Malformed, fmt::format("the animation's joint '{}' is not in the mesh's skeleton", source[j].name)), path);
-            map[j] = it->second;
+            if (it == by_name.end()) missing.push_back(source[j].name);
+            else map[j] = it->second;
         }
+        if (!source.empty() && missing.size() == source.size())
+            return at_path(make_error(ErrorCode::Malformed, fmt::format("none of the animation's {} joints ({}) is in the mesh's skeleton",
+                                                                        source.size(), name_list(missing))),
+                           path);
+        if (!missing.empty())
+            into.warnings.add(WarningCode::Ignored,
+                              fmt::format("the animation's channels for {} joint{} the mesh's skeleton lacks left out: {}", missing.size(),
+                                          missing.size() == 1 ? "" : "s", name_list(missing)),
+                              std::nullopt, path);
     }
     for (uint32_t j = 0; j < source.size(); ++j) {
-        const int32_t sp = source[j].parent;
-        const int32_t expected = sp < 0 ? -1 : int32_t(map[sp]);
+        if (map[j] == unmatched) continue;
+        // The parent it has in the animation, skipping joints the skeleton lacks.
+        int32_t sp = source[j].parent;
+        while (sp >= 0 && map[size_t(sp)] == unmatched) sp = source[size_t(sp)].parent;
+        const int32_t expected = sp < 0 ? -1 : int32_t(map[size_t(sp)]);
         if (target[map[j]].parent != expected)
             into.warnings.add(WarningCode::PoseParentMismatch,
                               fmt::format("joint '{}' has another parent in the animation than in the mesh's skeleton", target[map[j]].name), std::nullopt, path);
     }
     for (auto& a : from.animations) {
+        std::erase_if(a.tracks, [&](const JointTrack& t) { return map[t.joint] == unmatched; });
         for (auto& t : a.tracks) t.joint = map[t.joint];
         a.morph_tracks.clear();
         into.animations.push_back(std::move(a));
@@ -308,7 +332,10 @@ static Expected<Scene> compile_unguarded(const std::vector<CompileInput>& inputs
             first = false;
             continue;
         }
-        for (auto& w : group->scene.warnings.items) result.warnings.items.push_back(w);
+        // An animation-only input bound to the mesh's skeleton is used as intended: the reader's
+        // note that it stands alone ("an .md5anim alone") no longer holds.
+        for (auto& w : group->scene.warnings.items)
+            if (w.code != WarningCode::AnimationOnly) result.warnings.add_warning(w);
         if (!group->scene.meshes.empty())
             result.warnings.add(WarningCode::DroppedData, "geometry of a later input is ignored; only its animations are used", std::nullopt, path);
         if (auto st = retarget_animations(result, group->scene, path); !st) return st.error();

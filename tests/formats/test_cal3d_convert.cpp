@@ -369,7 +369,7 @@ TEST(Cal3dConvert, ClipEndChoosesTheLastInterval) {
     std::map<std::string, Scene> back;
     for (const char* mode : {"clamp", "extrapolate", "none"}) {
         const fs::path out = dir / (std::string(mode) + ".glb");
-        RunResult r = convert(paths, out, {"--clip-end", mode, "--allow-missing"});
+        RunResult r = convert(paths, out, {"--clip-end", mode, "--allow-missing", "-v"});  // -v: every warning
         ASSERT_EQ(r.exit_code, 0) << r.err;
         // Keys added are reported; none adds nothing and says nothing (validate reports the gap).
         EXPECT_EQ(r.err.find("end before DURATION") != std::string::npos, std::string(mode) != "none") << r.err;

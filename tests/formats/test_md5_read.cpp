@@ -238,11 +238,27 @@ TEST(Md5Read, CompileBindsTheAnimationByName) {
     const auto f1 = frame_pose(s->skeleton, s->animations[0], 1);
     EXPECT_EQ(f1[0].translate, (Vec3{2, 2, 3}));
 
+    // Merged onto the mesh, the .md5anim is no longer alone: its reader's note is not passed on.
+    EXPECT_FALSE(s->warnings.has(WarningCode::AnimationOnly));
+
+    // A joint the mesh lacks: its channels are left out with one warning, the rest binds.
     const std::string other = with(anim_text, "\"child\"", "\"elbow\"");
     write_bytes(dir / "other.md5anim", std::vector<uint8_t>(other.begin(), other.end()));
-    auto bad = compile({{{(dir / "m.md5mesh").string()}, {}}, {{(dir / "other.md5anim").string()}, {}}}, CompileOptions{});
+    auto partial = compile({{{(dir / "m.md5mesh").string()}, {}}, {{(dir / "other.md5anim").string()}, {}}}, CompileOptions{});
+    ASSERT_TRUE(partial) << partial.error().to_string();
+    ASSERT_EQ(partial->animations.size(), 1u);
+    for (auto& t : partial->animations[0].tracks) EXPECT_EQ(t.joint, 0u);  // the root's only
+    const Warning* left_out = nullptr;
+    for (auto& w : partial->warnings.items)
+        if (w.message.find("'elbow'") != std::string::npos) left_out = &w;
+    ASSERT_TRUE(left_out);
+    EXPECT_EQ(left_out->code, WarningCode::Ignored);
+    // No joint in common: refused.
+    const std::string stranger = with(with(anim_text, "\"child\"", "\"elbow\""), "\"root\"", "\"hip\"");
+    write_bytes(dir / "stranger.md5anim", std::vector<uint8_t>(stranger.begin(), stranger.end()));
+    auto bad = compile({{{(dir / "m.md5mesh").string()}, {}}, {{(dir / "stranger.md5anim").string()}, {}}}, CompileOptions{});
     ASSERT_FALSE(bad);
-    EXPECT_NE(bad.error().message.find("'elbow'"), std::string::npos) << bad.error().to_string();
+    EXPECT_NE(bad.error().message.find("'hip', 'elbow'"), std::string::npos) << bad.error().to_string();
 }
 
 TEST(Md5Read, BadCountsAndIndicesNameLineAndColumn) {

@@ -359,7 +359,7 @@ public:
 
     void finished(const Model& model, const ModelResult& result) {
         std::string text;
-        if (!quiet_) append_warnings(result, text);
+        if (!quiet_) append_warnings(result, text, WarningLimit{.hint = "--report FILE lists them all"});
         if (result.ok()) {
             if (!tty_) text += fmt::format("ok {} -> {}\n", terminal_text(model.input), terminal_text(model.output));
         } else {

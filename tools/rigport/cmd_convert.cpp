@@ -210,7 +210,7 @@ int run_convert(const ConvertArgs& a) {
     const ModelResult result = convert_model(job, *options);
     if (!a.quiet) {
         std::string warnings;
-        append_warnings(result, warnings);
+        append_warnings(result, warnings, WarningLimit{.every_warning = a.verbose});
         fmt::print(stderr, "{}", warnings);
     }
     if (!result.ok()) return fail(*result.error, result.exit_code, a.json);
@@ -288,7 +288,7 @@ Verb add_convert(CLI::App& app) {
     sub->add_flag("--cal3d-binary", args->cal3d_binary, "Cal3D .cfg output: binary side files (.csf .cmf .crf .caf .cpf) instead of XML");
     sub->add_option("--threads", args->threads,
                     "Threads for this model's compile and write (default 0: every core); the output is the same for any N");
-    sub->add_flag("-v,--verbose", args->verbose, "Print a summary of what was written");
+    sub->add_flag("-v,--verbose", args->verbose, "Print every warning (one line each, none folded or held back) and a summary of what was written");
     sub->add_flag("-q,--quiet", args->quiet, "Print no warnings (errors still print)");
     sub->add_option("--depfile", args->depfile,
                     "Write a Make-style depfile (OUTPUT: every file the conversion read: inputs, side files, textures) for Make and Ninja; "

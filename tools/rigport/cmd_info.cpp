@@ -84,7 +84,7 @@ void print_text(const std::string& path, const Scene& scene) {
     fmt::print("extensions: {}\n", meta.extensions.size());
     for (auto& e : meta.extensions) fmt::print("  {:<24} {} bytes\n", printable(e.name, 60), e.data.size());
     fmt::print("warnings: {}\n", scene.warnings.items.size());
-    for (auto& w : scene.warnings.items) fmt::print("  {}\n", terminal_text(warning_text(w)));
+    for (auto& line : warning_lines(scene.warnings.items)) fmt::print("  {}\n", terminal_text(line.text));
 }
 
 struct InfoArgs {

@@ -122,11 +122,23 @@ Expected<std::string> ninja_deps_lines(const std::vector<std::string>& files) {
     return text;
 }
 
-void append_warnings(const ModelResult& result, std::string& text) {
-    for (auto& w : result.read_warnings.items) text += fmt::format("Warning: {}\n", terminal_text(warning_text(w)));
-    for (auto& s : result.normal_swaps) text += fmt::format("Warning: {}\n", terminal_text(s));
-    if (result.ok())
-        for (auto& w : result.write_warnings.items) text += fmt::format("Warning: {}\n", terminal_text(warning_text(w)));
+void append_warnings(const ModelResult& result, std::string& text, const WarningLimit& limit) {
+    std::vector<WarningLine> lines;
+    auto add = [&](const Warnings& warnings) {
+        if (limit.every_warning)
+            for (auto& w : warnings.items) lines.push_back({warning_text(w), 1});
+        else
+            for (auto& line : warning_lines(warnings.items)) lines.push_back(std::move(line));
+    };
+    add(result.read_warnings);
+    for (auto& s : result.normal_swaps) lines.push_back({s, 1});
+    if (result.ok()) add(result.write_warnings);
+    size_t shown = lines.size();
+    if (!limit.every_warning && lines.size() > limit.max_lines) shown = limit.max_lines > 0 ? limit.max_lines - 1 : 0;
+    for (size_t i = 0; i < shown; ++i) text += fmt::format("Warning: {}\n", terminal_text(lines[i].text));
+    size_t more = 0;
+    for (size_t i = shown; i < lines.size(); ++i) more += lines[i].warnings;
+    if (more > 0) text += fmt::format("Warning: {} more warning{} ({})\n", more, more == 1 ? "" : "s", limit.hint);
 }
 
 Json model_record(const std::string& input, const ModelResult& r) { return Json::parse(conversion_json(input, r)); }

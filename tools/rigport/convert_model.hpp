@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli.hpp"
@@ -44,9 +45,17 @@ Expected<std::string> ninja_deps_lines(const std::vector<std::string>& files);
 // any case) for a compiler's system header and does not record it.
 bool ninja_msvc_drops(const std::string& path);
 
+// How many warning lines a model's conversion prints (docs/cli.md "Warnings").
+struct WarningLimit {
+    bool every_warning = false;  // -v: one line per warning, none folded, no limit
+    size_t max_lines = 5;        // else warning_lines() folded, and at most this many lines in all
+    std::string_view hint = "-v to list them";  // how to see the rest: "Warning: N more warnings (HINT)"
+};
+
 // Warnings as convert prints them: "Warning: PATH: CODE: MESSAGE" lines (read, swaps, then, on
-// success, write), each through terminal_text(), appended to text.
-void append_warnings(const ModelResult& result, std::string& text);
+// success, write), each through terminal_text(), appended to text; folded and limited as `limit`
+// says, the last line then counting the warnings not shown.
+void append_warnings(const ModelResult& result, std::string& text, const WarningLimit& limit = {});
 
 // A model as a JSON record (`convert --json`, `batch --report`): input, inputs, status, outputs,
 // counts (null when failed), warnings [{code, message, path, count}], error (null when converted),

@@ -13,7 +13,7 @@ void print_error(std::string_view message) { fmt::print(stderr, "Error: {}\n", t
 void print_warning(std::string_view message) { fmt::print(stderr, "Warning: {}\n", terminal_text(message)); }
 
 void print_warnings(const Warnings& warnings) {
-    for (auto& w : warnings.items) print_warning(warning_text(w));
+    for (auto& line : warning_lines(warnings.items)) print_warning(line.text);
 }
 
 int read_exit_code(const Error& error) {

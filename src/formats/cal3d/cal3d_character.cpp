@@ -308,8 +308,34 @@ static Expected<Scene> assemble_character(const std::vector<Input>& inputs, Scen
     }
     for (auto& f : files) {
         if (!is(f, "cal3d-caf", "cal3d-xaf")) continue;
+        // Tracks on bones the skeleton lacks are left out with one warning, as the animation
+        // matching of every other format does (docs/cal3d.md); a file none of whose tracks binds
+        // belongs to another skeleton.
+        std::set<uint32_t> lacking, bound;
+        for (auto& a : f.scene.animations)
+            for (auto& t : a.tracks) (skeleton && joint_of.count(int32_t(t.joint)) ? bound : lacking).insert(t.joint);
+        if (!lacking.empty() && bound.empty()) {
+            auto j = bone(*lacking.begin(), f, "a track");
+            if (!j) return j.error();
+        }
+        if (!lacking.empty()) {
+            std::string list;
+            size_t shown = 0;
+            for (uint32_t id : lacking) {
+                if (shown++ == 4) {
+                    list += fmt::format(" ... ({} in all)", lacking.size());
+                    break;
+                }
+                list += fmt::format("{}{}", list.empty() ? "" : ", ", id);
+            }
+            out.warnings.add(WarningCode::Ignored,
+                             fmt::format("tracks on {} bone{} the skeleton lacks left out: bone id{} {}", lacking.size(),
+                                         lacking.size() == 1 ? "" : "s", lacking.size() == 1 ? "" : "s", list),
+                             std::nullopt, f.path);
+        }
         for (Animation a : f.scene.animations) {
             a.name = f.stem;
+            std::erase_if(a.tracks, [&](const JointTrack& t) { return lacking.count(t.joint) > 0; });
             for (auto& t : a.tracks) {
                 auto j = bone(t.joint, f, "a track");
                 if (!j) return j.error();

@@ -142,12 +142,17 @@ void plan_nodes(WriteContext& ctx) {
 
     ctx.mesh_node.assign(scene.meshes.size(), no_index);
     ctx.mesh_skinned.assign(scene.meshes.size(), false);
+    // Joints without names are the numbers a mesh read without its skeleton names (a Cal3D
+    // .cmf alone): there is no skeleton, and the warning says so.
+    const bool named = std::any_of(joints.begin(), joints.end(), [](const Joint& j) { return !j.name.empty(); });
     for (size_t m = 0; m < scene.meshes.size(); ++m) {
         const Mesh& mesh = scene.meshes[m];
         if (!has_influences(mesh)) continue;
         if (skeleton.animation_only) {
             ctx.warn(WarningCode::DroppedData,
-                     "skin influences were not written: the skeleton is animation-only (no bind pose to skin against)");
+                     named ? "skin influences were not written: the skeleton is animation-only (no bind pose to skin against)"
+                           : "skin influences were not written: the model has no skeleton, only the joint numbers its influences "
+                             "name (no bind pose to skin against; read the mesh with its skeleton file)");
             continue;
         }
         ctx.mesh_skinned[m] = true;

@@ -186,8 +186,6 @@ Expected<Scene> to_scene(const JoeFile& file, Warnings warnings) {
     std::vector<uint32_t> first_corner;
     first_corner.reserve(f0.faces.size() * 3);
     detail::resize_huge(mesh.triangles, f0.faces.size());
-    uint64_t degenerate = 0;
-    std::optional<uint64_t> first_degenerate;
     for (size_t f = 0; f < f0.faces.size(); ++f) {
         const Face& face = f0.faces[f];
         for (int k = 0; k < 3; ++k) {
@@ -195,11 +193,9 @@ Expected<Scene> to_scene(const JoeFile& file, Warnings warnings) {
             if (v == first_corner.size()) first_corner.push_back(uint32_t(3 * f + k));
             mesh.triangles[f][k] = v;
         }
-        if (face.vertex[0] == face.vertex[1] || face.vertex[1] == face.vertex[2] || face.vertex[0] == face.vertex[2])
-            if (!degenerate++) first_degenerate = face_offset(f0, f);
     }
-    warn_n(scene.warnings, WarningCode::DegenerateTriangle, "frame 0: degenerate faces (a repeated vertex index; kept, as VDrift does)",
-           degenerate, first_degenerate);
+    // Degenerate faces (a repeated vertex index) are kept, as VDrift keeps them, without a warning:
+    // convert drops them as from every input and says so once, validate counts them (docs/joe.md).
     const size_t num_vertices = first_corner.size();
     detail::resize_huge(mesh.positions, num_vertices);
     detail::resize_huge(mesh.normals, num_vertices);
