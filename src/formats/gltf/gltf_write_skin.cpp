@@ -165,7 +165,9 @@ void plan_nodes(WriteContext& ctx) {
 // arrive as empties, one action each (docs/gltf.md, "Skins").
 void write_skin(WriteContext& ctx) {
     const Skeleton& skeleton = ctx.scene.skeleton;
-    if (skeleton.joints.empty()) return;
+    // Joints without any name are the numbers a mesh read without its skeleton names: no skeleton.
+    const bool named = std::any_of(skeleton.joints.begin(), skeleton.joints.end(), [](const Joint& j) { return !j.name.empty(); });
+    if (!ctx.skinning && !named) return;
     // IBM_j = inverse(world rest_j), column-major, last row exactly (0,0,0,1) (§3.3).
     const std::vector<Mat4> world = world_matrices(skeleton, ctx.rest);
     std::vector<float> values;
