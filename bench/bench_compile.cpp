@@ -1,5 +1,5 @@
 // IQE -> IQM compile speed on a generated model of about 500,000 triangles, 100 joints and 100
-// frames (issue 3: the reference `iqm` compiler needs about 30 s for this size). Reports MB/s of
+// frames (the reference `iqm` compiler needs about 30 s for this size). Reports MB/s of
 // IQE text for parsing alone and for the whole compile (parse, normals, weld, cache order,
 // tangents, then the IQM writer with adjacency, bounds and quantization), on 1 and 2 threads, and
 // the IQM writer alone on the compiled scene.

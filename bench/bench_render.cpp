@@ -1,4 +1,4 @@
-// `rigport render` speed (issue 19: a 500,000-triangle model at 1024 x 1024 in under a second):
+// `rigport render` speed (goal: a 500,000-triangle model at 1024 x 1024 in under a second):
 // render() of the generated skinned grid (bench/iqe_generate.hpp, 500,000 triangles, 100 joints),
 // its bind pose and a pose of its animation, plus the PNG encoding, in process.
 #include <benchmark/benchmark.h>

@@ -1,4 +1,4 @@
-// Independent glTF oracles for the tests (formats/gltf.md §6): the Khronos validator and three.js
+// Independent glTF oracles for the tests (docs/gltf.md §6): the Khronos validator and three.js
 // CPU skinning, run under node from tests/js (installed by scripts/setup.sh).
 #pragma once
 

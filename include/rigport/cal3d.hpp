@@ -1,4 +1,4 @@
-// Cal3D whole characters: skeleton, meshes, materials and animations from several files or a .cfg (formats/cal3d.md §4.5, §5).
+// Cal3D whole characters: skeleton, meshes, materials and animations from several files or a .cfg (docs/cal3d.md §4.5, §5).
 #pragma once
 
 #include <string>

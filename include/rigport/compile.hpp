@@ -34,7 +34,7 @@ struct CompileInput {
 enum class Pipeline : uint8_t {
     // As load() gives it: normals from the IQE smoothing rules where the file has none.
     Plain,
-    // The reference compiler's steps before writing (iqm-iqe.md §3.2 3-7): Plain, then equal
+    // The reference compiler's steps before writing (docs/iqm.md §3.2 3-7): Plain, then equal
     // vertices welded, triangles in vertex-cache order, tangents where absent. `rigport convert`.
     Compiler,
 };

@@ -1,5 +1,5 @@
 // Finding the texture files a scene's materials name and preparing them for a glTF output
-// (formats/gltf.md §5.2): referenced, embedded, or converted to PNG. Touches the filesystem.
+// (docs/gltf.md §5.2): referenced, embedded, or converted to PNG. Touches the filesystem.
 #pragma once
 
 #include <cstdint>

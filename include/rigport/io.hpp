@@ -79,7 +79,7 @@ struct GltfImage {
     std::vector<uint8_t> bytes;
 };
 
-// glTF 2.0 writer options (formats/gltf.md §1-§5).
+// glTF 2.0 writer options (docs/gltf.md §1-§5).
 struct GltfOptions {
     // Bake: a Z-up (or X-up) scene is turned Y-up in the data (convert_to_y_up); Root: data stays
     // in source space under one axis-root node carrying the rotation. Y-up / unknown: no rotation.
@@ -99,7 +99,7 @@ struct GltfOptions {
     EmbeddedImages embedded_images = EmbeddedImages::Auto;
 };
 
-// Cal3D writer options (formats/cal3d.md §3.8, §9 rule 10).
+// Cal3D writer options (docs/cal3d.md §3.8, §9 rule 10).
 struct Cal3dOptions {
     // The target family, chosen explicitly: IMVU 919 (HEADER-form XML, what IMVU's tools accept),
     // classic 1100 (root-form XML, what Debian's cal3d_converter reads) or trunk 1301.
@@ -110,7 +110,7 @@ struct Cal3dOptions {
     bool binary = false;
 };
 
-// VDrift JOE writer options (formats/joe.md §9 rule 7; docs/joe.md).
+// VDrift JOE writer options (docs/joe.md §9 rule 7; docs/joe.md).
 struct JoeOptions {
     // Write a mesh beyond VDrift's limits (more than 32,000 faces, indices above 32,767) instead
     // of refusing it; arrays beyond 65,536 entries never fit the u16 indices and stay refused.

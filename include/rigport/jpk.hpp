@@ -1,4 +1,4 @@
-// VDrift: JPK ("JoePack", JPK01.00) archives and the JOE-specific steps (formats/joe.md §4, §7, §9).
+// VDrift: JPK ("JoePack", JPK01.00) archives and the JOE-specific steps (docs/joe.md §4, §7, §9).
 #pragma once
 
 #include <cstdint>
@@ -51,7 +51,7 @@ struct JpkMember {
     std::string name;
     std::vector<uint8_t> bytes;
 };
-// A pack as VDrift's readers expect (formats/joe.md §9 rule 14): maxstrlen = the longest name,
+// A pack as VDrift's readers expect (docs/joe.md §9 rule 14): maxstrlen = the longest name,
 // zero padding, data contiguous in member order. Names must be non-empty, NUL-free, unique and
 // safe (jpk_name_is_safe).
 Expected<std::vector<uint8_t>> write_jpk(std::span<const JpkMember> members);

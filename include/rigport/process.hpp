@@ -17,13 +17,13 @@ namespace rigport {
 // IQM triangle adjacency over all meshes in order (global triangle numbers): adj[t][k] is the
 // triangle across edge (v[k], v[(k+1)%3]), or no_neighbor. An edge has a neighbour only when
 // exactly two triangles share it; edges are keyed by the unordered pair of endpoint positions
-// plus blend data (so seams with different weights are not neighbours). iqm-iqe.md §1.6, bug 1.
+// plus blend data (so seams with different weights are not neighbours). docs/iqm.md §1.6, bug 1.
 constexpr uint32_t no_neighbor = 0xFFFFFFFFu;
 // Keyed on the scene's own numbers (float positions, positive float weights).
 std::vector<Triangle> compute_adjacency(const Scene& scene);
 
 // ---- bounds (src/process/bounds.cpp) ------------------------------------------------------
-// Per-frame bounds of the skinned vertices, measured from the origin as IQM does (iqm-iqe.md
+// Per-frame bounds of the skinned vertices, measured from the origin as IQM does (docs/iqm.md
 // §1.8, §3.2 step 9): one record per frame of every animation, in animation order.
 std::vector<FrameBounds> compute_frame_bounds(const Scene& scene);
 // True when some vertex has an influence: bounds are written only for such scenes.
@@ -57,7 +57,7 @@ bool convert_units(Scene& scene, double metres_per_unit);
 
 // ---- axis conversion (src/process/axis.cpp) -------------------------------------------------
 // Turns a Z-up scene Y-up with the exact proper rotation (x,y,z) -> (x,z,-y), -90 degrees about X
-// (formats/gltf.md §1, choice A), and an X-up scene with (x,y,z) -> (-y,x,z), +90 degrees about Z.
+// (docs/gltf.md §1, choice A), and an X-up scene with (x,y,z) -> (-y,x,z), +90 degrees about Z.
 // Positions, normals, tangent xyz and morph deltas are permuted (no rounding); root joints' bind
 // translate / rotate and their translation / rotation keys are pre-multiplied (t' = C t,
 // q' = c (x) q, renormalized), so children follow; scales, tangent w, winding and custom arrays
@@ -76,19 +76,19 @@ void convert_to_z_up(Scene& scene);
 // corner order is reversed ((a,b,c) -> (a,c,b)) and stored adjacency is dropped (it names edges
 // by corner order); meta.front_face = winding. Unknown on either side changes nothing.
 void set_front_face(Scene& scene, Winding winding);
-// For writers in IQM conventions (Z up, clockwise front faces; iqm-iqe.md §2): a converted copy of
+// For writers in IQM conventions (Z up, clockwise front faces; docs/iqm.md §2): a converted copy of
 // a scene that is Y or X up or counter-clockwise (convert_to_z_up, set_front_face, rotations
 // made w <= 0 as the reference compiler writes them), or nothing when it already is in them or
 // says nothing about them.
 std::optional<Scene> iqm_conventions_copy(const Scene& scene);
-// For the Cal3D and JOE writers (both Z up with counter-clockwise front faces; cal3d.md §4.3, §5
-// step 8; joe.md): a converted copy of a scene that is Y or X up or clockwise, or nothing when it
+// For the Cal3D and JOE writers (both Z up with counter-clockwise front faces; docs/cal3d.md §4.3, §5
+// step 8; docs/joe.md): a converted copy of a scene that is Y or X up or clockwise, or nothing when it
 // already is in them or says nothing about them.
 std::optional<Scene> z_up_ccw_copy(const Scene& scene);
 
 // ---- end of clip (src/process/clip_end.cpp) ------------------------------------------------
 // What to do where an animation's stated length runs past its keys (Cal3D DURATION after the last
-// key, cal3d.md §4.4, §5 step 5). Clamp: a key at stated_duration equal to the track's last key
+// key, docs/cal3d.md §4.4, §5 step 5). Clamp: a key at stated_duration equal to the track's last key
 // (IMVU holds). Extrapolate: a key at stated_duration continued from the track's last two keys
 // (upstream Cal3D): translations, scales and morph weights linearly, rotations by the last
 // relative rotation raised to the same fraction (the great-circle extension of Cal3D's slerp);
@@ -126,7 +126,7 @@ void optimize_vertex_cache(Scene& scene);
 // ---- tangents (src/process/tangents.cpp) --------------------------------------------------
 // Per-vertex tangents with handedness for meshes that have normals and texcoords but no
 // tangents: area-weighted per-triangle u/v directions, Gram-Schmidt against the normal,
-// w = (n x t) . b < 0 ? -1 : +1 (iqm-iqe.md §3.2 step 7).
+// w = (n x t) . b < 0 ? -1 : +1 (docs/iqm.md §3.2 step 7).
 void generate_tangents(Scene& scene);
 
 // ---- influence limits (src/process/limit_weights.cpp) -------------------------------------

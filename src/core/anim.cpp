@@ -1,4 +1,4 @@
-// Animation sampling, world / skinning matrices and CPU skinning (anim.hpp; iqm-iqe.md §1.7, §7).
+// Animation sampling, world / skinning matrices and CPU skinning (anim.hpp; docs/iqm.md §1.7, §7).
 #include "rigport/anim.hpp"
 
 #include <algorithm>

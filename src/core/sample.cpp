@@ -226,7 +226,7 @@ Scene make_sample_scene() {
     meta.front_face = Winding::Clockwise;
     meta.unit_scale = 1.0f;
     meta.comment = "rigport built-in sample: a tapered cylinder bent by a chain of four joints";
-    // What an IQM writer stores by default (iqm-iqe.md §1.5 recommended formats).
+    // What an IQM writer stores by default (docs/iqm.md §1.5 recommended formats).
     meta.attribute_formats = {
         {Attribute::Position, 0, ComponentType::Float32, 3}, {Attribute::Texcoord, 0, ComponentType::Float32, 2},
         {Attribute::Normal, 0, ComponentType::Float32, 3},   {Attribute::Tangent, 0, ComponentType::Float32, 4},

@@ -1,4 +1,4 @@
-// Validation driver and the format-independent scene checks (iqm-iqe.md §9 rules 7, 10, 13 in scene terms).
+// Validation driver and the format-independent scene checks (docs/iqm.md §9 rules 7, 10, 13 in scene terms).
 #include "rigport/validate.hpp"
 
 #include <fmt/format.h>
@@ -205,7 +205,7 @@ void validate_scene(const Scene& scene, ValidationReport& report) {
     check_quaternions(scene, report);
     check_geometry(scene, report);
     check_usage(scene, report);
-    // Cal3D DURATION past the last keys (cal3d.md §9 rule 6): players differ on the gap.
+    // Cal3D DURATION past the last keys (docs/cal3d.md §9 rule 6): players differ on the gap.
     for (auto& a : scene.animations)
         if (const detail::ClipGap gap = detail::clip_gap(a); gap.short_tracks)
             report.add(Severity::Warning, "anim.ends-before-duration",

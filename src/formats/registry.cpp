@@ -45,7 +45,7 @@ const std::vector<FormatInfo>& formats() {
         // Its .glb says what it writes (the CLI's extension rule, batch's output names); by
         // extension a .glb is still found as "gltf", the entry above.
         FormatInfo{"glb", "glTF 2.0 binary container (writes GLB whatever the extension)", {".glb"}, nullptr, &gltf::read, &gltf::write_glb, nullptr, 0, false, true, false, nullptr, nullptr, {}, 1.0},
-        // Cal3D: one entry per file type and encoding (formats/cal3d.md); binary by magic + version,
+        // Cal3D: one entry per file type and encoding (docs/cal3d.md); binary by magic + version,
         // XML by its header or root element. Whole characters: the "cal3d" (.cfg) entry below.
         FormatInfo{"cal3d-csf", "Cal3D binary skeleton", {".csf"}, &cal3d::detect_csf, &cal3d::read_csf, &cal3d::write_csf, nullptr, 0, true},
         FormatInfo{"cal3d-cmf", "Cal3D binary mesh", {".cmf"}, &cal3d::detect_cmf, &cal3d::read_cmf, &cal3d::write_cmf, nullptr, 0, true},
@@ -72,7 +72,7 @@ const std::vector<FormatInfo>& formats() {
         // Wavefront OBJ + .mtl (docs/obj.md): no magic, so claimed by extension only. Static meshes:
         // writes a <stem>.mtl beside it. One of the reference compiler's sources (it reads OBJ).
         FormatInfo{"obj", "Wavefront OBJ (+ .mtl materials), static meshes", {".obj"}, nullptr, &obj::read, &obj::write, nullptr, 0, false, false, true},
-        // VDrift JOE v3 (formats/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
+        // VDrift JOE v3 (docs/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
         // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
         // Autodesk FBX (docs/fbx.md): binary by its magic, ASCII by its header; 5.x to 7.x, read only.
         FormatInfo{"fbx", "Autodesk FBX 5.x to 7.x (binary or ASCII): meshes, materials, skeleton, skins; read only", {".fbx"}, &fbx::detect, &fbx::read},

@@ -1,4 +1,4 @@
-// Confinement of the files a model names (issue 13 §2): weakly canonical paths on both sides, then
+// Confinement of the files a model names (docs/cli.md, "Inputs: what rigport will read"): weakly canonical paths on both sides, then
 // a component-wise prefix check, so "../", "%2E%2E/" (decoded by the caller), absolute paths and
 // symbolic links leading out of the folder are all caught the same way.
 #include "io/confine.hpp"

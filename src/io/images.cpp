@@ -1,5 +1,5 @@
 // Texture files for glTF output: found beside the source, referenced, embedded or converted to
-// PNG with stb (formats/gltf.md §5.2: only PNG and JPEG are core glTF images).
+// PNG with stb (docs/gltf.md §5.2: only PNG and JPEG are core glTF images).
 #include <algorithm>
 #include <array>
 #include <cctype>

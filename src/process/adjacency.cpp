@@ -1,4 +1,4 @@
-// IQM triangle adjacency, computed correctly (iqm-iqe.md §1.6 and bug 1), and its comparison.
+// IQM triangle adjacency, computed correctly (docs/iqm.md §1.6 and bug 1), and its comparison.
 #include <algorithm>
 
 #include "core/huge_pages.hpp"

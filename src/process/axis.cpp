@@ -1,4 +1,4 @@
-// Exact Z-up / X-up <-> Y-up conversion of a scene (formats/gltf.md §1, choice A; process.hpp) and
+// Exact Z-up / X-up <-> Y-up conversion of a scene (docs/gltf.md §1, choice A; process.hpp) and
 // the front-face winding a writer needs (§2.1, §8.1).
 #include <cmath>
 #include <utility>
@@ -104,7 +104,7 @@ std::optional<Scene> iqm_conventions_copy(const Scene& scene) {
     std::optional<Scene> copy = scene;
     convert_to_z_up(*copy);
     set_front_face(*copy, Winding::Clockwise);
-    // The reference compiler writes rotations with w <= 0 (formats/gltf.md §8.6); q and -q are
+    // The reference compiler writes rotations with w <= 0 (docs/gltf.md §8.6); q and -q are
     // one rotation, and sampling takes the shorter arc either way.
     auto canonical = [](float* q) {
         if (q[3] > 0)

@@ -1,5 +1,5 @@
 // Per-frame bounds of the skinned mesh, measured from the origin as IQM stores them
-// (iqm-iqe.md §1.8, §3.2 step 9).
+// (docs/iqm.md §1.8, §3.2 step 9).
 #include <algorithm>
 #include <cmath>
 

@@ -1,5 +1,5 @@
 // End of clip: keys at an animation's stated length when it runs past the last key, held (IMVU) or
-// extrapolated (upstream Cal3D) (formats/cal3d.md §4.4, §5 step 5; process.hpp).
+// extrapolated (upstream Cal3D) (docs/cal3d.md §4.4, §5 step 5; process.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-// The IQE -> IQM compiler front end (iqm-iqe.md §3.1, §3.2): inputs merged into one scene, the
+// The IQE -> IQM compiler front end (docs/iqm.md §3.1, §3.2): inputs merged into one scene, the
 // processing pipeline for text inputs, per-file animation options, skeleton matching by name;
-// Cal3D files as one character (compile_cal3d.cpp; cal3d.md §4.5), the clip-end rule (§4.4).
+// Cal3D files as one character (compile_cal3d.cpp; docs/cal3d.md §4.5), the clip-end rule (§4.4).
 #include "process/smooth_normals.hpp"
 #include "rigport/compile.hpp"
 
@@ -127,7 +127,7 @@ void append_meshes(Part& into, Part&& from) {
 // The frame of a key of a frame-based animation.
 int64_t frame_of(float time, float rate) { return std::llround(double(time) * rate); }
 
-// --name --fps --loop --start --end on one animation (iqm-iqe.md §3.1).
+// --name --fps --loop --start --end on one animation (docs/iqm.md §3.1).
 void apply_to_animation(Animation& a, const AnimationInputOptions& o) {
     if (o.name) a.name = *o.name;
     if (o.loop) a.loop = true;
@@ -286,7 +286,7 @@ void drop_degenerate(Scene& scene, const std::string& path) {
 }
 
 // Normals when absent (the meaning of the file: every pipeline), then the compiler's steps: weld,
-// vertex-cache order, tangents when absent (iqm-iqe.md §3.2 3-7).
+// vertex-cache order, tangents when absent (docs/iqm.md §3.2 3-7).
 void run_pipeline(Part& part, Pipeline pipeline, uint32_t threads) {
     if (!part.has_normals) generate_normals(part.scene, part.smoothing, threads);
     part.smoothing = {};  // no longer needed: its memory goes before the next step's
@@ -300,7 +300,7 @@ void run_pipeline(Part& part, Pipeline pipeline, uint32_t threads) {
 
 static Expected<Scene> compile_unguarded(const std::vector<CompileInput>& inputs, const CompileOptions& options) {
     if (inputs.empty()) return make_error(ErrorCode::InvalidArgument, "no input");
-    // Cal3D files form one character, which takes the place of the first of them (cal3d.md §4.5).
+    // Cal3D files form one character, which takes the place of the first of them (docs/cal3d.md §4.5).
     std::vector<CompileInput> cal3d_inputs;
     size_t first_cal3d = inputs.size();
     for (size_t i = 0; i < inputs.size(); ++i) {

@@ -1,5 +1,5 @@
 // Degenerate triangles: the one rule every route of the compiler applies (README, "Where rigport's
-// IQM output differs"; iqm-iqe.md §3.2 step 4, where the reference compiler drops them).
+// IQM output differs"; docs/iqm.md §3.2 step 4, where the reference compiler drops them).
 #include "rigport/process.hpp"
 
 namespace rigport {

@@ -1,5 +1,5 @@
 // Influence limits: the heaviest max_influences per vertex above min_weight, renormalized
-// (iqm-iqe.md §4 `vb`, issue 3 "blend weights limited to the 4 largest and renormalized").
+// (docs/iqm.md §4 `vb`, §3.2 step 8: IQM keeps the 4 heaviest, renormalized).
 #include <algorithm>
 #include <cmath>
 

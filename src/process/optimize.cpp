@@ -1,5 +1,5 @@
 // Vertex cache order with meshoptimizer 0.18: order triangles for the post-transform cache,
-// number vertices in first-use order (iqm-iqe.md §3.2 step 4; compile() has already dropped the
+// number vertices in first-use order (docs/iqm.md §3.2 step 4; compile() has already dropped the
 // degenerate triangles, degenerate.cpp). A mesh with a vertex on more than max_forsyth_valence
 // triangles is ordered by Tipsify instead (docs/cli.md "Vertex-cache order").
 #include <meshoptimizer.h>

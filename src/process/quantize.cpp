@@ -1,4 +1,4 @@
-// IQM pose-channel quantization in the reference compiler's float arithmetic (iqm-iqe.md §1.7).
+// IQM pose-channel quantization in the reference compiler's float arithmetic (docs/iqm.md §1.7).
 #include "process/quantize.hpp"
 #include "rigport/process.hpp"
 

@@ -10,7 +10,7 @@ namespace rigport {
 
 // Per pose and channel over all frames of all animations: offset = min, scale = (max-min)/65535,
 // u16 = uint16(0.5f + (v-min)/scale) clamped; constant channels (max-min < 1e-10) get scale 0 and
-// their mask bit clear. iqm-iqe.md §1.7.
+// their mask bit clear. docs/iqm.md §1.7.
 struct QuantizedChannel {
     bool animated = false;
     float offset = 0.0f;

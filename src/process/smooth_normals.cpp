@@ -1,4 +1,4 @@
-// Smooth normal generation by the IQE specification's smoothing rules (iqm-iqe.md §3.2 step 3),
+// Smooth normal generation by the IQE specification's smoothing rules (docs/iqm.md §3.2 step 3),
 // without the reference compiler's bugs 3 (signed smoothangle) and 4 (vs of each corner's vertex).
 #include <algorithm>
 #include <cmath>

@@ -26,7 +26,7 @@ struct MeshSmoothing {
 // Area-weighted smooth normals for every mesh of the scene, computed across mesh boundaries as
 // the IQE spec says: corners at exactly equal positions are united when their groups match, their
 // face normals are within both faces' smoothangle (signed: dot >= cos(angle)), texcoords
-// match when smoothuv asks, vs indices match, and fs flags allow the shared edge (iqm-iqe.md §3.2
+// match when smoothuv asks, vs indices match, and fs flags allow the shared edge (docs/iqm.md §3.2
 // step 3, without bugs 3 and 4). The angle test is dot >= max(cos a1, cos a2): both faces' angles
 // must accept. Vertices shared by corners of different groups are split, so
 // triangles and vertex counts may change. smoothing has one entry per mesh (missing = defaults).

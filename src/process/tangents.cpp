@@ -1,5 +1,5 @@
 // Per-vertex tangents with handedness from normals and texcoord set 0, as the IQE compiler builds
-// them (iqm-iqe.md §3.2 step 7): area-weighted triangle u/v directions, Gram-Schmidt, sign.
+// them (docs/iqm.md §3.2 step 7): area-weighted triangle u/v directions, Gram-Schmidt, sign.
 #include <cmath>
 
 #include "core/thread_pool.hpp"

@@ -1,4 +1,4 @@
-// The reference compiler's -s / -r / -t transforms on a scene (iqm-iqe.md §3.1, §3.2 step 6).
+// The reference compiler's -s / -r / -t transforms on a scene (docs/iqm.md §3.1, §3.2 step 6).
 #include <algorithm>
 #include <cmath>
 #include <numbers>

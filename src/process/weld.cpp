@@ -1,4 +1,4 @@
-// Vertex welding: merges vertices whose every attribute is bit-for-bit equal (iqm-iqe.md §3.2 step 4).
+// Vertex welding: merges vertices whose every attribute is bit-for-bit equal (docs/iqm.md §3.2 step 4).
 #include <cstring>
 
 #include "core/thread_pool.hpp"

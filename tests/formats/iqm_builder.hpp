@@ -82,7 +82,7 @@ inline void put_anim(std::vector<uint8_t>& b, uint32_t name, uint32_t first, uin
     put_u32(b, flags);
 }
 
-// Header field offsets (iqm-iqe.md §1.2).
+// Header field offsets (docs/iqm.md §1.2).
 enum HeaderField : size_t {
     H_VERSION = 16, H_FILESIZE = 20, H_FLAGS = 24, H_NUM_TEXT = 28, H_OFS_TEXT = 32, H_NUM_MESHES = 36, H_OFS_MESHES = 40,
     H_NUM_VERTEXARRAYS = 44, H_NUM_VERTEXES = 48, H_OFS_VERTEXARRAYS = 52, H_NUM_TRIANGLES = 56, H_OFS_TRIANGLES = 60,

@@ -61,7 +61,7 @@ inline std::string file_name(const FormatInfo& f, const std::string& stem) {
     return stem + "." + std::string(f.name);
 }
 
-// A small VDrift JOE v3 (formats/joe.md §2) written byte by byte: a unit quad, two faces, in
+// A small VDrift JOE v3 (docs/joe.md §2) written byte by byte: a unit quad, two faces, in
 // `frames` frames, each 1 higher in z.
 inline std::vector<uint8_t> joe_quad(uint32_t frames) {
     std::vector<uint8_t> b;

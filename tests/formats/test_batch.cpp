@@ -1,5 +1,5 @@
 // `rigport batch` through the real binary (folders mirrored, .cfg characters as one model, failures,
-// parallel determinism, --report, -q, inputs untouched, usage errors), and issue 16's diagnostics:
+// parallel determinism, --report, -q, inputs untouched, usage errors), and the diagnostics of docs/cli.md:
 // --json failure objects, -q on convert, an output extension contradicting --format.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -296,7 +296,7 @@ TEST(Batch, UsageErrorsExit1) {
     EXPECT_TRUE(fs::exists(dir / "out" / "a.glb"));
 }
 
-// ---- issue 16 item 1: diagnostics of convert, info and validate -----------------------------------
+// ---- diagnostics of convert, info and validate (docs/cli.md) -------------------------------------
 
 TEST(CliDiagnostics, JsonFailureObject) {
     const fs::path dir = temp_dir();

@@ -1,4 +1,4 @@
-// Bounded work on hostile input (issue 13 §4): nesting beyond LoadOptions::max_depth is an error,
+// Bounded work on hostile input (docs/cli.md, "Bounded work"): nesting beyond LoadOptions::max_depth is an error,
 // not a stack overflow; values a file does not store are bounded by the bytes it has; inputs of
 // many animations, meshes and morph targets cost linear time (the suite's ctest TIMEOUT is the
 // hang guard; the tests check counts, not timings), and where a cost could grow faster than the

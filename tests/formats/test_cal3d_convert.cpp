@@ -1,6 +1,6 @@
 // Whole Cal3D characters through the CLI and the conversions, judged by independent references:
 // the Khronos validator and three.js for glTF, `rigport validate` and rigport's IQM reader for IQM,
-// Debian's cal3d_converter for the .cfg writer (formats/cal3d.md §4.4, §4.5, §5, §7).
+// Debian's cal3d_converter for the .cfg writer (docs/cal3d.md §4.4, §4.5, §5, §7).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -122,7 +122,7 @@ TEST(Cal3dConvert, InfoReportsTheWholeCharacter) {
                             Expect{"upstream_binary/paladin/paladin.cfg", 71, 69, 58, 4, 19, 1}}) {
         SCOPED_TRACE(e.cfg);
         // The corpus keeps only some of the members each .cfg names: a read error naming the
-        // first missing one and its line (issue 13), unless --allow-missing leaves them out.
+        // first missing one and its line (docs/cli.md, "Inputs"), unless --allow-missing leaves them out.
         RunResult strict = run_cli({"info", "--json", cal3d(e.cfg).string()});
         EXPECT_EQ(strict.exit_code, 2) << strict.err;
         EXPECT_NE(strict.err.find(".cfg:"), std::string::npos) << strict.err;
@@ -178,7 +178,7 @@ TEST(Cal3dConvert, ValidateChecksTheWholeCharacter) {
     EXPECT_EQ(strict.exit_code, 2) << strict.out << strict.err;
     EXPECT_NE(strict.out.find("part.missing: " + cal3d("upstream_binary/cally/cally.cfg").string() + ":13:1: mesh 'cally_calf_left.cmf' not found"),
               std::string::npos) << strict.out;
-    // A skinned mesh without its skeleton is a missing part (exit 2, issue 13): the error names
+    // A skinned mesh without its skeleton is a missing part (exit 2; docs/cal3d.md §4.5): the error names
     // the file, the bones it needs and the kind of file that holds them.
     RunResult bad = run_cli({"validate", cal3d("upstream_binary/cally/cally_head.cmf").string(), cal3d("upstream_binary/cally/cally_walk.caf").string()});
     EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
@@ -216,7 +216,7 @@ TEST(Cal3dConvert, PerFileOptionsApplyToTheirAnimation) {
     EXPECT_EQ(scene->animations[0].frame_count, 32u);
 }
 
-// Issue 14 item 2: keys sampled into frames store the rate they were sampled at. The built-in
+// Keys sampled into frames store the rate they were sampled at. The built-in
 // sample's clips (wave at 24 fps, pulse at 10 fps) through a Cal3D .cfg come back as keys; wave
 // is sampled at 24 fps (its keys fall on no 30 fps frame), pulse at 30 (keys at 0.1 s fall on
 // 30 fps frames), and IQM and IQE must store that rate (pulse said 0 before).

@@ -1,6 +1,6 @@
 // Cal3D skeleton / animation / morph animation writers on the corpus: every CSF XSF CAF XAF CPF XPF
 // read -> written in each dialect and encoding -> read back gives the same scene; binaries written
-// in their own family are byte-identical where the scene holds everything (formats/cal3d.md §2, §3, §9).
+// in their own family are byte-identical where the scene holds everything (docs/cal3d.md §2, §3, §9).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -396,7 +396,7 @@ Differences compare_caf(const std::vector<uint8_t>& a, const std::vector<uint8_t
 // * CSF ROTATION components renormalised by the skeleton reader (within 1e-6);
 // * LOCALTRANSLATION / LOCALROTATION, recomputed from the bind chain in double: for the upstream
 //   exports within 5e-5 units (joint extents 3.5 to 176) and 1e-6 per quaternion component, the
-//   residual cal3d.md §4.2 measures; for IM's files up to the root reset (96 units) and any
+//   residual docs/cal3d.md §4.2 measures; for IM's files up to the root reset (96 units) and any
 //   rotation, since IM's CSF writer stores ROTATION there (§2.6). Row: path, negated keys,
 //   renormalised keys, max ROTATION components renormalised, max LOCAL* components differing,
 //   LOCALTRANSLATION bound, LOCALROTATION bound.

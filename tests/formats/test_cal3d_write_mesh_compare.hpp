@@ -1,5 +1,5 @@
 // Mesh / material comparison for the Cal3D mesh and material writer tests: what a scene written in a
-// dialect must read back as (formats/cal3d.md §1.1, §2.3, §3.5, §4.7).
+// dialect must read back as (docs/cal3d.md §1.1, §2.3, §3.5, §4.7).
 #pragma once
 
 #include <gtest/gtest.h>

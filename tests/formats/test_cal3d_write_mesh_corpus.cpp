@@ -1,6 +1,6 @@
 // Cal3D mesh and material writers on the corpus: every CMF XMF CRF XRF read -> written in each dialect
 // and encoding -> read back gives the same scene (what the dialect holds); binaries written in their
-// own family are byte-identical where the scene holds everything (formats/cal3d.md §2.3, §2.4, §9).
+// own family are byte-identical where the scene holds everything (docs/cal3d.md §2.3, §2.4, §9).
 #include <gtest/gtest.h>
 
 #include <algorithm>

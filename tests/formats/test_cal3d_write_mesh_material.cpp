@@ -1,5 +1,5 @@
 // Cal3D mesh and material writers on small fixtures built here: scene -> CMF/XMF/CRF/XRF in every
-// dialect (IMVU 919, classic 1100, trunk 1301) -> read back (formats/cal3d.md §2.3, §2.4, §3.5, §3.6,
+// dialect (IMVU 919, classic 1100, trunk 1301) -> read back (docs/cal3d.md §2.3, §2.4, §3.5, §3.6,
 // §4.7, §9 rule 10).
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Differential oracle for the Cal3D mesh and material writers: Debian's /usr/bin/cal3d_converter
-// (libcal3d 0.11, formats/cal3d.md §7) converts the 1100-dialect XMF/CMF/XRF/CRF rigport writes into
+// (libcal3d 0.11, docs/cal3d.md §7) converts the 1100-dialect XMF/CMF/XRF/CRF rigport writes into
 // the other encoding, and rigport reads that back as what it wrote; corpus classic CMFs converted to
 // XML by it read as the binaries do.
 #include <gtest/gtest.h>

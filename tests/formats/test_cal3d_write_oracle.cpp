@@ -1,5 +1,5 @@
 // Differential oracle for the Cal3D writers: Debian's /usr/bin/cal3d_converter (libcal3d 0.11,
-// formats/cal3d.md §7) converts what rigport writes in the 1100 dialect, and rigport reads what it
+// docs/cal3d.md §7) converts what rigport writes in the 1100 dialect, and rigport reads what it
 // writes; corpus binaries converted to XML by it read as the binaries do.
 #include <gtest/gtest.h>
 

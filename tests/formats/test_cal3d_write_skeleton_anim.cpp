@@ -1,5 +1,5 @@
 // Cal3D skeleton / animation / morph animation writers on small fixtures built here: scene -> write ->
-// read back in every dialect (IMVU 919, classic 1100, trunk 1301), binary and XML (formats/cal3d.md
+// read back in every dialect (IMVU 919, classic 1100, trunk 1301), binary and XML (docs/cal3d.md
 // §2.1, §2.2, §2.5, §3.3, §3.4, §3.7, §9 rule 10).
 #include <gtest/gtest.h>
 

@@ -59,13 +59,13 @@ TEST(Cli, FormatsListsIqm) {
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_NE(r.out.find("iqm"), std::string::npos);
     EXPECT_NE(r.out.find(".iqm"), std::string::npos);
-    // Every readable format is validated: no row says it cannot be (issue 16 item 4).
+    // Every readable format is validated: no row says it cannot be (docs/cli.md, "rigport formats").
     for (const char* row : {"iqm        .iqm         yes   yes   bytes+scene", "gltf       .gltf,.glb   yes   yes   scene",
                             "cal3d      .cfg         yes   yes   scene"})
         EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
 }
 
-// `info` on a JPK pack lists its members and says how to read one (issue 16 item 4).
+// `info` on a JPK pack lists its members and says how to read one (docs/cli.md, "VDrift JOE and JPK packs").
 TEST(Cli, InfoOnAPackListsItsMembers) {
     const fs::path dir = work_dir();
     auto joe = save_bytes(make_sample_scene(), "car.joe");

@@ -1,4 +1,4 @@
-// The CLI on the shared corpus: the numbers issue 2's "Done means" names (skipped without corpus).
+// The CLI on the shared corpus: mrfixit's and raylib_guyanim's figures (docs/iqm.md §5, §6) (skipped without corpus).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 

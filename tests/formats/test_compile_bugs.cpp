@@ -1,5 +1,5 @@
 // End to end through the compiler (IQE text in, IQM bytes out, read back): regressions for the
-// reference compiler's verified bugs 2, 3 and 5 (iqm-iqe.md §5), next to the unit tests of
+// reference compiler's verified bugs 2, 3 and 5 (docs/iqm.md §5), next to the unit tests of
 // each step.
 #include <gtest/gtest.h>
 

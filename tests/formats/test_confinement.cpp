@@ -1,4 +1,4 @@
-// Issue 13 §2-§3 through the real binary: a model reads only from its own folder and below
+// docs/cli.md, "Inputs: what rigport will read", through the real binary: a model reads only from its own folder and below
 // (buffers, images, .cfg members, .xrf maps, IQE materials; '..', %2E%2E, absolute paths and
 // symbolic links), only regular files (no FIFO hang), `pack extract` checks every member's path
 // before writing, and a missing part is an error naming the file and the line or JSON path naming

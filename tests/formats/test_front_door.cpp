@@ -1,4 +1,4 @@
-// One front door (issue 15): a model loaded through the library from an engine's own storage
+// One front door: a model loaded through the library from an engine's own storage
 // (LoadOptions::read_file: every file by path, side files joined to the folder that names them)
 // equals the one `rigport convert` builds from the same files on disk, byte for byte after
 // writing: an IQE (the compiler pipeline runs in compile()), a Cal3D .cfg and its members, a

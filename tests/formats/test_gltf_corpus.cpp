@@ -1,6 +1,6 @@
 // glTF export of the whole IQM/IQE corpus and the built-in sample, judged by independent oracles
-// (issue 4): the Khronos validator must be clean, and three.js must skin every GLB to the same
-// world positions as rigport's own CPU skinning of the source, axis-converted (formats/gltf.md §6).
+// (docs/gltf.md §6): the Khronos validator must be clean, and three.js must skin every GLB to the same
+// world positions as rigport's own CPU skinning of the source, axis-converted (docs/gltf.md §6).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -44,7 +44,7 @@ std::vector<Model> models() {
                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
             out.push_back({name, sub, p.filename().string()});
         }
-    // The reference compiler's other sources (issue 18): a few of each, chosen to cover skins,
+    // The reference compiler's other sources (docs/iqm.md §3.2): a few of each, chosen to cover skins,
     // an animation bound by joint name, a static prop, and Y-up static meshes.
     const std::vector<Model> others = {
         {"md5_rifle_view_fire", "md5", "UnvanquishedAssets_res-weapons_src.dpkdir__rifle_view.md5mesh",
@@ -56,7 +56,7 @@ std::vector<Model> models() {
         {"smd_holy_grailref", "smd", "assimp_assimp__holy_grailref.smd"},
         {"obj_spider", "obj", "assimp_assimp__spider.obj"},
         {"obj_maya_cube", "obj", "ufbx_ufbx__maya_cube.obj"},
-        // FBX (issue 21): Blender, Maya and 3ds Max skins with animation stacks, a big-endian file,
+        // FBX (docs/fbx.md): Blender, Maya and 3ds Max skins with animation stacks, a big-endian file,
         // animation layers.
         {"fbx_sausage", "fbx", "ufbx_ufbx__blender_279_sausage_7400_binary.fbx"},
         {"fbx_kenney", "fbx", "ufbx_ufbx__maya_kenney_character_7700_binary.fbx"},
@@ -268,7 +268,7 @@ json glb_json(const std::vector<uint8_t>& glb) {
 }
 
 // mrfixit's skin has all 75 joints, and "idle" keeps its 101 frames as 101 keys (t = 0 .. 100/24)
-// in every animated channel; a constant channel may be one key (formats/gltf.md §4.3).
+// in every animated channel; a constant channel may be one key (docs/gltf.md §4.3).
 TEST(GltfCorpusMrfixit, SkinJointsAndIdleKeys) {
     RIGPORT_REQUIRE_CORPUS();
     const fs::path glb = temp_dir() / "mrfixit.glb";

@@ -132,7 +132,7 @@ TEST(GltfOracle, ThreeSkinsRiggedSimpleAndCesiumMan) {
 }
 
 // LoopOnce + clampWhenFinished: the last key holds at and after the duration, never wrapping to
-// the first (the LoopRepeat trap of formats/gltf.md §6.2); clips are found by name; every request
+// the first (the LoopRepeat trap of docs/gltf.md §6.2); clips are found by name; every request
 // starts from the rest pose, so the same request gives the same positions again.
 TEST(GltfOracle, ThreeClampsAtTheEndAndSelectsByName) {
     RIGPORT_REQUIRE_CORPUS();

@@ -430,7 +430,7 @@ TEST(GltfRead, ExternalBuffers) {
     ASSERT_FALSE(missing);
     EXPECT_EQ(missing.error().code, ErrorCode::NotFound);
     EXPECT_TRUE(mentions(missing.error(), "/buffers/0/uri: external buffer 'gone.bin'")) << missing.error().to_string();
-    // An absolute path outside the model's folder is refused like "../" (confinement, issue 13);
+    // An absolute path outside the model's folder is refused like "../" (confinement: docs/cli.md, "Inputs: what rigport will read");
     // other schemes are not followed at all.
     write_bytes(dir / "abs.gltf", f.gltf("/etc/hostname"));
     auto absolute = load((dir / "abs.gltf").string());

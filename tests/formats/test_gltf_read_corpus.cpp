@@ -1,4 +1,4 @@
-// glTF 2.0 reader on the glTF corpus (formats/gltf.md §8): every file loads, passes the scene
+// glTF 2.0 reader on the glTF corpus (docs/gltf.md §8): every file loads, passes the scene
 // invariants, and `rigport info --json` plus the loaded scene report the counts that
 // corpus/gltf/SOURCES-gltf.md measured from the files themselves (an independent reference).
 #include <gtest/gtest.h>
@@ -37,7 +37,7 @@ struct ExpectedFile {
     size_t skin_joints;    // 0 = no skin
     size_t morph_targets;  // targets over all primitives
     std::vector<ExpectedAnimation> animations;
-    // Not in SOURCES: the joints the reader makes (formats/gltf.md §8.2): skin joints, nodes with
+    // Not in SOURCES: the joints the reader makes (docs/gltf.md §8.2): skin joints, nodes with
     // TRS channels and the nodes between them; static ancestors folded into the roots. Only
     // BoxAnimated differs from "skin + animated": its static node 1 sits between animated 0 and 2.
     size_t joints;

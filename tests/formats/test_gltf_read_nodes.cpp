@@ -1,6 +1,6 @@
 // glTF 2.0 reader, nodes and skins: static transforms baked into meshes (a mirror flips the
 // winding), animated nodes made joints with rigid binding, joints sorted parent-first with JOINTS
-// remapped, inverse bind matrices that are not the inverse rest pose baked (formats/gltf.md §8.3),
+// remapped, inverse bind matrices that are not the inverse rest pose baked (docs/gltf.md §8.3),
 // static ancestors folded into root joints, and errors for cycles and second parents.
 #include <gtest/gtest.h>
 

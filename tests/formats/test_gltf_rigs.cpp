@@ -1,4 +1,4 @@
-// Issue 14: rigs as Blender exports them reach every format placed and bound as three.js shows
+// Rigs as Blender exports them reach every format placed and bound as three.js shows
 // them. The fixture (written here) has two armatures, each with its own skin and a skinned mesh
 // parented to the armature (Blender's layout: one skin per armature-parented mesh), the second
 // armature turned 90 degrees about Y, and a rigid mesh (a "hat") parented to a bone node, as

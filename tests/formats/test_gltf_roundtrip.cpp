@@ -1,4 +1,4 @@
-// Round trips through the glTF 2.0 reader (formats/gltf.md §8), judged against references:
+// Round trips through the glTF 2.0 reader (docs/gltf.md §8), judged against references:
 //  * IQM / IQE -> glTF -> IQM keeps the original IQM's geometry to float precision and its
 //    animation within one quantization step (the axis fix is an exact permutation both ways);
 //  * glTF -> IQM -> glTF is skinned by three.js like the original file;
@@ -480,7 +480,7 @@ std::vector<std::vector<Point>> evaluate(const Scene& scene, const SkinRequest& 
     return out;
 }
 
-// IQM stores blend weights as ubyte k/255 (iqm-iqe.md §1.5; the only form the reference loaders
+// IQM stores blend weights as ubyte k/255 (docs/iqm.md §1.5; the only form the reference loaders
 // read), so a glTF's float weights move by up to 1/510 each on the way: a vertex between two joints
 // that have moved apart by D lands up to about D/255 away, more than 1e-4 of the diagonal on every
 // skinned corpus model (CesiumMan 8.3e-4, greenman 6.9e-4, SimpleSkin 6.2e-4 of the diagonal).

@@ -1,5 +1,5 @@
 // glTF 2.0 writer: GLB container and padding, .gltf + .bin, embedded buffers, accessors against
-// the scene, determinism, errors, registry (formats/gltf.md §2, §5). Output parsed independently.
+// the scene, determinism, errors, registry (docs/gltf.md §2, §5). Output parsed independently.
 #include <gtest/gtest.h>
 
 #include <cmath>

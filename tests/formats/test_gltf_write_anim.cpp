@@ -1,4 +1,4 @@
-// glTF 2.0 writer: animations (formats/gltf.md §3.7, §4): shared inputs, hemisphere-aligned
+// glTF 2.0 writer: animations (docs/gltf.md §3.7, §4): shared inputs, hemisphere-aligned
 // rotations, loop keys, omitted unit scales, STEP, baked root keys, animation-only skeletons.
 #include <gtest/gtest.h>
 

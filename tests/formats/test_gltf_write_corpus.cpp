@@ -1,5 +1,5 @@
 // glTF 2.0 writer on the corpus through the CLI: mrfixit's skin and animation, the glTF options,
-// and our own skinning of the written GLB against rigport's skinning of the source (formats/gltf.md
+// and our own skinning of the written GLB against rigport's skinning of the source (docs/gltf.md
 // §1, §3, §4; the three.js and validator oracles are in test_gltf_corpus.cpp).
 #include <gtest/gtest.h>
 

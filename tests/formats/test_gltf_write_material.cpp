@@ -1,5 +1,5 @@
 // glTF 2.0 writer: materials and the image rules of GltfOptions::images, custom `_NAME` attributes
-// (formats/gltf.md §2.3, §5.1-§5.2; io.hpp GltfImage).
+// (docs/gltf.md §2.3, §5.1-§5.2; io.hpp GltfImage).
 #include <gtest/gtest.h>
 
 #include <limits>

@@ -1,5 +1,5 @@
 // glTF 2.0 writer: skins, joints and weights, inverse bind matrices, axis modes, common roots and
-// animations (formats/gltf.md §1-§4). Output parsed independently (gltf_parse.hpp).
+// animations (docs/gltf.md §1-§4). Output parsed independently (gltf_parse.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>

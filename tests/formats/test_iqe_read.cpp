@@ -1,5 +1,5 @@
 // IQE reader: one test per command on fixtures written here, expected values computed here, and
-// malformed inputs that must give a line:col error (iqm-iqe.md §4, §5 bugs 2 and 7, §9 rule 14).
+// malformed inputs that must give a line:col error (docs/iqm.md §4, §5 bugs 2 and 7, §9 rule 14).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -28,7 +28,7 @@ iqe::Document ok(const std::string& body) {
 
 const std::string tri = "vp 0 0 0\nvp 1 0 0\nvp 0 1 0\n";
 
-// issue 15: load() of an IQE without `vn` lines gives the normals its smoothing rules describe
+// load() of an IQE without `vn` lines gives the normals its smoothing rules describe
 // (as the compiler does), not none. Two triangles folded 90 degrees along a shared edge: smooth
 // by default (180 degrees), split into flat faces under `smoothangle 45`.
 TEST(IqeRead, LoadGivesTheNormalsOfTheSmoothingRules) {

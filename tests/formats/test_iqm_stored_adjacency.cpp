@@ -1,4 +1,4 @@
-// IQM adjacency keyed on what the file stores (iqm-iqe.md §1.6): corners whose weights differ
+// IQM adjacency keyed on what the file stores (docs/iqm.md §1.6): corners whose weights differ
 // in the scene (6e-8 against 0) but are stored as the same byte are one endpoint, for the writer
 // and for `rigport validate` alike.
 #include <gtest/gtest.h>

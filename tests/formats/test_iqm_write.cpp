@@ -1,5 +1,5 @@
 // IQM writer: layout, alignment, text, blend weights, quantized frames and round trips through
-// the reader (iqm-iqe.md §1, §3.2 steps 5-11). Byte checks read the output independently.
+// the reader (docs/iqm.md §1, §3.2 steps 5-11). Byte checks read the output independently.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -471,7 +471,7 @@ TEST(IqmWrite, KeyedAnimationsAreResampled) {
     Scene s = small_scene();
     Animation& a = s.animations[0];
     a.frame_count = 0;
-    a.frame_rate = 0;  // resampled at default_frame_rate, the rate written (issue 14: was 0)
+    a.frame_rate = 0;  // resampled at default_frame_rate, the rate written (once 0)
     a.tracks = {{0, Channel::Translation, Interpolation::Linear, {0, 1}, {0, 0, 0, 3, 0, 0}}};
     auto b = write(s);
     EXPECT_EQ(get_u32(b, H_NUM_FRAMES), 31u);  // floor(1 * 30 + 0.5) + 1

@@ -1,4 +1,4 @@
-// Small JOE v3 files written byte by byte in the tests (formats/joe.md §2), independent of rigport's writer.
+// Small JOE v3 files written byte by byte in the tests (docs/joe.md §2), independent of rigport's writer.
 #pragma once
 
 #include <array>

@@ -125,7 +125,7 @@ TEST(JoeCorpus, WindingAndNormalSwapMatchTheMeasuredFigures) {
         EXPECT_EQ(c.disagree, e.disagree) << e.file;
         EXPECT_EQ(c.perpendicular, e.perpendicular) << e.file;
     }
-    // formats/joe.md §4: fires on CO (5,287 perpendicular, limit 2,010; the swap is right) and
+    // docs/joe.md §4: fires on CO (5,287 perpendicular, limit 2,010; the swap is right) and
     // LE (644; a misfire), not on EF (1,393 <= 2,182).
     struct Swap {
         const char* file;

@@ -1,4 +1,4 @@
-// JOE reader rules on small fixtures written here (formats/joe.md §1-§5, §9 rules 1-4): identification
+// JOE reader rules on small fixtures written here (docs/joe.md §1-§5, §9 rules 1-4): identification
 // against MD2, magic 0, u16 indices, welding, missing texcoords, V convention, frames, counted warnings.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// JOE writer rules (formats/joe.md §9 rules 7-8; docs/joe.md): header, conventions of other sources
+// JOE writer rules (docs/joe.md §9 rules 7-8; docs/joe.md): header, conventions of other sources
 // converted on a copy, VDrift's limits refused unless forced, several meshes merged, materials reported.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// VDrift JPK packs (formats/joe.md §8; include/rigport/jpk.hpp), which are archives and not in the
+// VDrift JPK packs (docs/joe.md §7; include/rigport/jpk.hpp), which are archives and not in the
 // format registry: the written layout, names, tables pointing outside the file, extraction that
 // never leaves its folder (and stages every member before replacing any: same bytes, no
 // temporaries, nothing replaced when one fails), and seeded mutations of the packs (the members

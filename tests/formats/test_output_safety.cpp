@@ -1,4 +1,4 @@
-// A user's files are sacred (issue 13 §1), through the real binary: no output replaces an input or
+// A user's files are sacred (docs/cli.md, "Outputs: what rigport will and will not replace"), through the real binary: no output replaces an input or
 // a file an input reads, special files are never renamed over, symlinked and read-only outputs,
 // standard output, concurrent writers of one .gltf, temporaries of killed runs; outputs written as
 // a group (WriteGroup: one durability step) leave the same bytes, no temporaries, and replace

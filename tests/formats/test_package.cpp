@@ -1,4 +1,4 @@
-// The library as engines and pipelines adopt it (issue 15): this build installed into a temporary
+// The library as engines and pipelines adopt it: this build installed into a temporary
 // prefix, examples/embed built against the installed CMake package (find_package) and again with
 // pkg-config flags alone, both run, and the joint matrix they print checked against the library's
 // own sampling of the same file loaded from its path; and a project that add_subdirectory()s

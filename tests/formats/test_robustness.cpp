@@ -71,7 +71,7 @@ bool mutate_iqm_header(const Seed&, std::vector<uint8_t>& b, std::mt19937& rng) 
     return true;
 }
 
-// JOE (formats/joe.md §2): the four header words, or a u16 face index of the first frame.
+// JOE (docs/joe.md §2): the four header words, or a u16 face index of the first frame.
 bool mutate_joe_records(const Seed&, std::vector<uint8_t>& b, std::mt19937& rng) {
     if (b.size() < 20) return false;
     if (rng() % 2) {

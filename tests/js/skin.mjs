@@ -1,4 +1,4 @@
-// three.js as a CPU skinning oracle (formats/gltf.md §6.2): `node skin.mjs FILE [REQUESTS]` loads a
+// three.js as a CPU skinning oracle (docs/gltf.md §6.2): `node skin.mjs FILE [REQUESTS]` loads a
 // .glb or .gltf (external buffers included) with GLTFLoader under node, poses the scene for each
 // request and prints one JSON object with every mesh's world-space vertex positions:
 //   {meshes:[{name, meshIndex, primitive, node, skinned, vertexCount,

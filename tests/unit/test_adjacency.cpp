@@ -1,4 +1,4 @@
-// Triangle adjacency (iqm-iqe.md §1.6, bug 1) against a brute-force oracle and hand cases.
+// Triangle adjacency (docs/iqm.md §1.6, bug 1) against a brute-force oracle and hand cases.
 #include <gtest/gtest.h>
 
 #include "process/adjacency.hpp"

@@ -1,4 +1,4 @@
-// Sampler, matrices and skinning against poses worked out by hand (anim.hpp; iqm-iqe.md §7).
+// Sampler, matrices and skinning against poses worked out by hand (anim.hpp; docs/iqm.md §7).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -195,7 +195,7 @@ TEST(Anim, SkinningAVertexByHand) {
     expect_near3(p[3], {3, 1, 0}, 0);
 }
 
-// The run-time sampler's blend (issue 15 item 6): weight 0 and 1 give the poses bit for bit;
+// The run-time sampler's blend (anim.hpp): weight 0 and 1 give the poses bit for bit;
 // between them translations and scales lerp and rotations take the shorter arc, also when one
 // pose stores the rotation as -q.
 TEST(Anim, BlendPosesLerpsAndSlerpsOnTheShorterArc) {

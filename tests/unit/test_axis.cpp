@@ -1,4 +1,4 @@
-// convert_to_y_up: the exact (x,y,z) -> (x,z,-y) map of a Z-up scene (formats/gltf.md §1 choice A):
+// convert_to_y_up: the exact (x,y,z) -> (x,z,-y) map of a Z-up scene (docs/gltf.md §1 choice A):
 // geometry permuted bit for bit, joints' world matrices turned by C, skinned poses follow.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// apply_clip_end: keys at a Cal3D DURATION past the last key (formats/cal3d.md §4.4, §5 step 5),
+// apply_clip_end: keys at a Cal3D DURATION past the last key (docs/cal3d.md §4.4, §5 step 5),
 // against hand-computed values and against Cal3D's own slerp formula continued past 1.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // IQM channel quantization: the compiler's float formula, clamping and constant channels
-// (iqm-iqe.md §1.7).
+// (docs/iqm.md §1.7).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
 // The registry says what each format holds, so the CLI prepares a scene for an output without
-// naming formats (issue 15): IQM stores 4 influences, Cal3D keeps a clip's stated length, glTF
+// naming formats: IQM stores 4 influences, Cal3D keeps a clip's stated length, glTF
 // carries images; every other row leaves the scene as it is.
 #include <gtest/gtest.h>
 

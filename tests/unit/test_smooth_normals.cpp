@@ -1,4 +1,4 @@
-// Normal generation by the IQE smoothing rules (iqm-iqe.md §3.2 step 3), with regressions for
+// Normal generation by the IQE smoothing rules (docs/iqm.md §3.2 step 3), with regressions for
 // the reference compiler's bugs 3 (smoothangle) and 4 (vs); expectations computed here.
 #include <gtest/gtest.h>
 

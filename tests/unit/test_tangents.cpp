@@ -1,4 +1,4 @@
-// Tangent generation (iqm-iqe.md §3.2 step 7) against dP/du and dP/dv solved here, and supplied
+// Tangent generation (docs/iqm.md §3.2 step 7) against dP/du and dP/dv solved here, and supplied
 // tangents kept on their own vertices through weld and cache order (the fix for bug 5).
 #include <gtest/gtest.h>
 

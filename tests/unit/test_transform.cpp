@@ -1,4 +1,4 @@
-// The compiler's -s / -r / -t on a scene (iqm-iqe.md §3.1, §3.2 step 6), checked by hand and by
+// The compiler's -s / -r / -t on a scene (docs/iqm.md §3.1, §3.2 step 6), checked by hand and by
 // skinning before and after.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Vertex welding (iqm-iqe.md §3.2 step 4): only vertices equal in every attribute merge.
+// Vertex welding (docs/iqm.md §3.2 step 4): only vertices equal in every attribute merge.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // `rigport convert [FILE-OPTIONS] INPUT... -o OUTPUT [options]`: compile the inputs into one scene
-// (the reference `iqm` compiler's command line, iqm-iqe.md §3.1) and save it atomically.
+// (the reference `iqm` compiler's command line, docs/iqm.md §3.1) and save it atomically.
 #include <charconv>
 #include <cmath>
 #include <cstdio>

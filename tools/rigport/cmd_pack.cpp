@@ -1,4 +1,4 @@
-// `rigport pack list|extract|create`: VDrift JPK packs (formats/joe.md §7; include/rigport/jpk.hpp).
+// `rigport pack list|extract|create`: VDrift JPK packs (docs/joe.md §7; include/rigport/jpk.hpp).
 #include <nlohmann/json.hpp>
 
 #include <cstdio>

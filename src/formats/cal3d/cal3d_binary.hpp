@@ -1,4 +1,4 @@
-// Cal3D binary reading helpers: header, strings, counts, exact-size check (formats/cal3d.md §2, §9 rules 1-2).
+// Cal3D binary reading helpers: header, strings, counts, exact-size check (docs/cal3d.md §2, §9 rules 1-2).
 #pragma once
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// CAF binary animation reader: float keys, 0.12 quantised keys, IMVU/trunk bit-packed keys (formats/cal3d.md §2.2).
+// CAF binary animation reader: float keys, 0.12 quantised keys, IMVU/trunk bit-packed keys (docs/cal3d.md §2.2).
 #include "formats/cal3d/cal3d_binary.hpp"
 
 namespace rigport::cal3d {

@@ -1,4 +1,4 @@
-// Cal3D whole character: .cfg model lists and per-file scenes merged by bone id (formats/cal3d.md §4.5, §4.7, §5, §3.7).
+// Cal3D whole character: .cfg model lists and per-file scenes merged by bone id (docs/cal3d.md §4.5, §4.7, §5, §3.7).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// CMF binary mesh reader, classic / IMVU / trunk layouts incl. both morph blocks (formats/cal3d.md §2.3).
+// CMF binary mesh reader, classic / IMVU / trunk layouts incl. both morph blocks (docs/cal3d.md §2.3).
 #include "core/excerpt.hpp"
 #include "formats/cal3d/cal3d_binary.hpp"
 

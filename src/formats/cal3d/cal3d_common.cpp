@@ -1,4 +1,4 @@
-// Cal3D families, names, detection and scene conventions (formats/cal3d.md §1, §3.1, §4.3, §9 rule 1).
+// Cal3D families, names, detection and scene conventions (docs/cal3d.md §1, §3.1, §4.3, §9 rule 1).
 #include <algorithm>
 #include <cctype>
 #include <cstring>

@@ -1,4 +1,4 @@
-// CRF binary material and CPF binary morph animation readers (formats/cal3d.md §2.4, §2.5).
+// CRF binary material and CPF binary morph animation readers (docs/cal3d.md §2.4, §2.5).
 #include "formats/cal3d/cal3d_binary.hpp"
 #include "formats/cal3d/cal3d_write_material.hpp"
 

@@ -1,4 +1,4 @@
-// CSF binary skeleton reader, classic / IMVU / trunk layouts (formats/cal3d.md §2.1, §2.6).
+// CSF binary skeleton reader, classic / IMVU / trunk layouts (docs/cal3d.md §2.1, §2.6).
 #include "formats/cal3d/cal3d_binary.hpp"
 #include "formats/cal3d/cal3d_write.hpp"
 

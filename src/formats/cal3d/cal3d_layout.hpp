@@ -1,4 +1,4 @@
-// Cal3D (formats/cal3d.md §1-§4): magics, version families, the records readers share, and the readers.
+// Cal3D (docs/cal3d.md §1-§4): magics, version families, the records readers share, and the readers.
 #pragma once
 
 #include <cstdint>

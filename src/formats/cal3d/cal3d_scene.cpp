@@ -1,4 +1,4 @@
-// Cal3D records -> scene parts: meshes with morph deltas, keyed tracks, morph weight tracks (formats/cal3d.md §4.4, §4.7, §5).
+// Cal3D records -> scene parts: meshes with morph deltas, keyed tracks, morph weight tracks (docs/cal3d.md §4.4, §4.7, §5).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Cal3D bones -> parent-first joints (formats/cal3d.md §4.1, §4.2, §5 steps 1-3, §9 rule 5).
+// Cal3D bones -> parent-first joints (docs/cal3d.md §4.1, §4.2, §5 steps 1-3, §9 rule 5).
 #include <fmt/format.h>
 
 #include <algorithm>

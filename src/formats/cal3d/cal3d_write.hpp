@@ -1,4 +1,4 @@
-// Cal3D writers (formats/cal3d.md §2, §3, §3.8, §9 rule 10): shared sinks, the dialect's version and
+// Cal3D writers (docs/cal3d.md §2, §3, §3.8, §9 rule 10): shared sinks, the dialect's version and
 // the per-file-type writers. Each writer takes a scene in Cal3D conventions (Z up, counter-clockwise;
 // see to_cal3d_conventions) and writes one file of the target dialect, XML or binary.
 #pragma once

@@ -1,4 +1,4 @@
-// Cal3D skeletal animation writers, CAF and XAF in the IMVU 919 / classic 1100 / trunk 1301 dialects (formats/cal3d.md §2.2, §3.4, §3.8, §4.4, §9 rules 6 and 10).
+// Cal3D skeletal animation writers, CAF and XAF in the IMVU 919 / classic 1100 / trunk 1301 dialects (docs/cal3d.md §2.2, §3.4, §3.8, §4.4, §9 rules 6 and 10).
 #include <fmt/format.h>
 
 #include <algorithm>

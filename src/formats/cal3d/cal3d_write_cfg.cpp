@@ -1,5 +1,5 @@
 // Cal3D whole character: a .cfg model list and its skeleton, mesh, material and animation files
-// beside it (formats/cal3d.md §4.5; the per-file writers in cal3d_write*.cpp).
+// beside it (docs/cal3d.md §4.5; the per-file writers in cal3d_write*.cpp).
 #include "formats/cal3d/cal3d_write_cfg.hpp"
 
 #include <fmt/format.h>

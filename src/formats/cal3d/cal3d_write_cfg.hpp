@@ -1,4 +1,4 @@
-// The Cal3D whole-character writer and the registry's .cfg entry (cal3d_write_cfg.cpp; formats/cal3d.md §4.5).
+// The Cal3D whole-character writer and the registry's .cfg entry (cal3d_write_cfg.cpp; docs/cal3d.md §4.5).
 #pragma once
 
 #include <cstdint>

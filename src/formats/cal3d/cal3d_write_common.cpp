@@ -1,4 +1,4 @@
-// Cal3D writer sinks: little-endian bytes, XML text with shortest round-trip floats, bone ids (formats/cal3d.md §2, §3.1, §3.8).
+// Cal3D writer sinks: little-endian bytes, XML text with shortest round-trip floats, bone ids (docs/cal3d.md §2, §3.1, §3.8).
 #include <fmt/format.h>
 
 #include <algorithm>

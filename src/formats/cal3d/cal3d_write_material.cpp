@@ -1,5 +1,5 @@
 // Cal3D material writers, CRF and XRF in the IMVU 919 / classic 1100 / trunk 1301 dialects, and the
-// registry entries (formats/cal3d.md §1.1, §2.4, §3.6, §4.5, §9 rule 10).
+// registry entries (docs/cal3d.md §1.1, §2.4, §3.6, §4.5, §9 rule 10).
 #include <fmt/format.h>
 
 #include <algorithm>

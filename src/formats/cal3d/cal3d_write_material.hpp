@@ -1,4 +1,4 @@
-// Cal3D material round-trip record shared by the CRF/XRF readers and writers (formats/cal3d.md §4.5).
+// Cal3D material round-trip record shared by the CRF/XRF readers and writers (docs/cal3d.md §4.5).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Cal3D mesh writers: scene meshes -> SUBMESH records, CMF binary in the IMVU 919 / classic 1100 /
-// trunk 1301 layouts, and the registry entries (formats/cal3d.md §1.1, §2.3, §4.6, §4.7, §9 rule 10).
+// trunk 1301 layouts, and the registry entries (docs/cal3d.md §1.1, §2.3, §4.6, §4.7, §9 rule 10).
 #include <fmt/format.h>
 
 #include <algorithm>

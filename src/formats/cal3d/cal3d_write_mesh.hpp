@@ -1,5 +1,5 @@
 // Cal3D mesh writers' shared step: scene meshes checked and laid out as SUBMESH records of one
-// dialect (formats/cal3d.md §2.3, §3.5, §4.6, §4.7, §9 rules 4 and 10).
+// dialect (docs/cal3d.md §2.3, §3.5, §4.6, §4.7, §9 rules 4 and 10).
 #pragma once
 
 #include <cstdint>

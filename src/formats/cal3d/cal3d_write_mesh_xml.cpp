@@ -1,5 +1,5 @@
 // XMF writer: SUBMESH records as XML in the IMVU 919 HEADER form or the 1100 / 1301 root form, with
-// shortest round-trip floats (formats/cal3d.md §3.1, §3.5, §3.8).
+// shortest round-trip floats (docs/cal3d.md §3.1, §3.5, §3.8).
 #include <fmt/format.h>
 
 #include "formats/cal3d/cal3d_write_mesh.hpp"

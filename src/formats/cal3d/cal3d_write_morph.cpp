@@ -1,4 +1,4 @@
-// Cal3D morph animation writers, CPF and XPF in the IMVU 919 (by name) and trunk 1301 (by id) dialects (formats/cal3d.md §2.5, §3.7, §5 step 7).
+// Cal3D morph animation writers, CPF and XPF in the IMVU 919 (by name) and trunk 1301 (by id) dialects (docs/cal3d.md §2.5, §3.7, §5 step 7).
 #include <fmt/format.h>
 
 #include <algorithm>

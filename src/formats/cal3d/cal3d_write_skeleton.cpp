@@ -1,4 +1,4 @@
-// Cal3D skeleton writers, CSF and XSF in the IMVU 919 / classic 1100 / trunk 1301 dialects (formats/cal3d.md §2.1, §3.3, §3.8, §9 rule 10).
+// Cal3D skeleton writers, CSF and XSF in the IMVU 919 / classic 1100 / trunk 1301 dialects (docs/cal3d.md §2.1, §3.3, §3.8, §9 rule 10).
 #include <fmt/format.h>
 
 #include <algorithm>

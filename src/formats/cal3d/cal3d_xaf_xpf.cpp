@@ -1,4 +1,4 @@
-// XAF XML skeletal animation and XPF XML morph animation (both dialects) readers (formats/cal3d.md §3.4, §3.7).
+// XAF XML skeletal animation and XPF XML morph animation (both dialects) readers (docs/cal3d.md §3.4, §3.7).
 #include <fmt/format.h>
 
 #include "formats/cal3d/cal3d_xml.hpp"

@@ -1,4 +1,4 @@
-// XMF XML mesh reader: SUBMESH, VERTEX, SPRING, MORPH/BLENDVERTEX, FACE (formats/cal3d.md §3.5).
+// XMF XML mesh reader: SUBMESH, VERTEX, SPRING, MORPH/BLENDVERTEX, FACE (docs/cal3d.md §3.5).
 #include <fmt/format.h>
 
 #include "formats/cal3d/cal3d_xml.hpp"

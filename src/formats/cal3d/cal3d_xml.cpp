@@ -1,4 +1,4 @@
-// Cal3D XML reading helpers over pugixml: both header forms, any letter case, junk text (formats/cal3d.md §3.1, §9 rule 3).
+// Cal3D XML reading helpers over pugixml: both header forms, any letter case, junk text (docs/cal3d.md §3.1, §9 rule 3).
 #include "formats/cal3d/cal3d_xml.hpp"
 
 #include <fast_float/fast_float.h>

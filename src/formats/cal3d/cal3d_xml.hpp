@@ -1,4 +1,4 @@
-// Cal3D XML reading helpers over pugixml: both header forms, any letter case, junk text (formats/cal3d.md §3.1).
+// Cal3D XML reading helpers over pugixml: both header forms, any letter case, junk text (docs/cal3d.md §3.1).
 #pragma once
 
 #include <pugixml.hpp>

@@ -1,4 +1,4 @@
-// XSF XML skeleton and XRF XML material readers (formats/cal3d.md §3.3, §3.6).
+// XSF XML skeleton and XRF XML material readers (docs/cal3d.md §3.3, §3.6).
 #include <fmt/format.h>
 
 #include "core/excerpt.hpp"

@@ -1,4 +1,4 @@
-// Serializes the glTF 2.0 document to JSON in a fixed key and array order (formats/gltf.md §5.3).
+// Serializes the glTF 2.0 document to JSON in a fixed key and array order (docs/gltf.md §5.3).
 #include "formats/gltf/gltf_document.hpp"
 
 #include "formats/gltf/gltf_json.hpp"

@@ -1,4 +1,4 @@
-// glTF 2.0 reader (Khronos glTF 2.0 specification; formats/gltf.md §8): .glb or .gltf -> Scene in
+// glTF 2.0 reader (Khronos glTF 2.0 specification; docs/gltf.md §8): .glb or .gltf -> Scene in
 // glTF's own conventions (Y up, right-handed, counter-clockwise, metres). The parts:
 // gltf_read_json.cpp, _buffers, _accessor, _nodes, _skeleton, _mesh, _morph, _place, _anim, _material.
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // Internal pieces of the glTF 2.0 reader (gltf_read*.cpp): checked JSON access, buffers, accessors,
-// the node plan and the parts that fill the Scene (Khronos glTF 2.0 spec; formats/gltf.md §8).
+// the node plan and the parts that fill the Scene (Khronos glTF 2.0 spec; docs/gltf.md §8).
 #pragma once
 
 #include <bit>

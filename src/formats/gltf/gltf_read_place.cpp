@@ -1,4 +1,4 @@
-// glTF reader: meshes placed in the scene (glTF 2.0 §3.7.3 skinning; formats/gltf.md §8.3): static
+// glTF reader: meshes placed in the scene (glTF 2.0 §3.7.3 skinning; docs/gltf.md §8.3): static
 // meshes baked to world space, meshes under joints bound rigidly, skinned meshes bound to their
 // skin's joints, with vertices baked where inverse bind matrices differ from the rest pose.
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // glTF reader: which nodes become joints (skins' joints, animated nodes and the nodes between
-// them; glTF 2.0 §3.7.3, formats/gltf.md §8.2), in parent-first order, and the fold of static
+// them; glTF 2.0 §3.7.3, docs/gltf.md §8.2), in parent-first order, and the fold of static
 // ancestors into the root joints.
 #include <fmt/format.h>
 

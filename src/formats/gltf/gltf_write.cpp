@@ -1,4 +1,4 @@
-// glTF 2.0 writer: Scene -> Document -> .gltf (+ .bin) or .glb (formats/gltf.md §1-§5). The parts:
+// glTF 2.0 writer: Scene -> Document -> .gltf (+ .bin) or .glb (docs/gltf.md §1-§5). The parts:
 // gltf_write_skin.cpp, gltf_write_mesh.cpp, gltf_write_weights.cpp, gltf_write_anim.cpp,
 // gltf_write_material.cpp, gltf_document.cpp (JSON) and gltf_glb.cpp (container).
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // glTF 2.0 animations: one per scene animation, a sampler per joint track and morph-weight track,
-// shared key-time inputs, hemisphere-aligned unit rotations (formats/gltf.md §4; glTF 2.0 §3.11).
+// shared key-time inputs, hemisphere-aligned unit rotations (docs/gltf.md §4; glTF 2.0 §3.11).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // glTF 2.0 materials (pbrMetallicRoughness, metallic 0, roughness 1), images and textures, and
-// RFC 3986 URIs (formats/gltf.md §5.1-§5.2; glTF 2.0 §3.8-§3.9, §2.8 URIs).
+// RFC 3986 URIs (docs/gltf.md §5.1-§5.2; glTF 2.0 §3.8-§3.9, §2.8 URIs).
 #include <fmt/format.h>
 
 #include <algorithm>

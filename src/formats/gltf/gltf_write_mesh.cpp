@@ -1,5 +1,5 @@
 // glTF 2.0 meshes: one primitive per scene mesh, its indices, attributes, custom `_NAME` attributes
-// and morph targets (formats/gltf.md §2, §4.6; glTF 2.0 §3.7.2).
+// and morph targets (docs/gltf.md §2, §4.6; glTF 2.0 §3.7.2).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // glTF 2.0 joint nodes, axis / common root node and skin with inverse bind matrices
-// (formats/gltf.md §1.1-§1.2, §3).
+// (docs/gltf.md §1.1-§1.2, §3).
 #include <fmt/format.h>
 
 #include <algorithm>

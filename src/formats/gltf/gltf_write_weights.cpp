@@ -1,5 +1,5 @@
 // glTF 2.0 JOINTS_n / WEIGHTS_n: duplicates merged, zero weights dropped, heaviest first, FLOAT
-// weights summing to 1 in float (formats/gltf.md §2.3; glTF 2.0 §3.7.3.3).
+// weights summing to 1 in float (docs/gltf.md §2.3; glTF 2.0 §3.7.3.3).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// IQE assembly (iqm-iqe.md §4): what the commands read becomes the scene: the skeleton from joints
+// IQE assembly (docs/iqm.md §4): what the commands read becomes the scene: the skeleton from joints
 // and bind poses, meshes from their blocks with the deferred range checks, animations from frames.
 #include "formats/iqe/iqe_parser.hpp"
 
@@ -222,7 +222,7 @@ std::optional<Error> Parser::finish() {
     if (auto e = build_animations()) return e;
     Meta& meta = doc_.scene.meta;
     meta.source_format = "iqe";
-    meta.up = UpAxis::Z;  // IQM/IQE conventions (iqm-iqe.md §2): Z up, right-handed, clockwise front faces
+    meta.up = UpAxis::Z;  // IQM/IQE conventions (docs/iqm.md §2): Z up, right-handed, clockwise front faces
     meta.handedness = Handedness::Right;
     meta.front_face = Winding::Clockwise;
     return std::nullopt;

@@ -1,4 +1,4 @@
-// IQM adjacency keyed on what the file stores (iqm-iqe.md §1.6): the writer and `validate` both
+// IQM adjacency keyed on what the file stores (docs/iqm.md §1.6): the writer and `validate` both
 // call this, so a reader recomputing the adjacency from the file finds what the writer stored.
 #include <algorithm>
 #include <cstring>

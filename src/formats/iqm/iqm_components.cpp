@@ -1,5 +1,5 @@
 // IQM vertex components: decoding stored numbers and the reference compiler's normalization
-// (iqm-iqe.md §1.5: unsigned floor(0.5 + v(2^n-1)); signed x = v(2^n-1)/2 then floor/ceil(x-1)).
+// (docs/iqm.md §1.5: unsigned floor(0.5 + v(2^n-1)); signed x = v(2^n-1)/2 then floor/ceil(x-1)).
 #include <cmath>
 #include <cstring>
 

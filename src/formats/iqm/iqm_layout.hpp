@@ -154,10 +154,10 @@ Expected<std::vector<uint8_t>> write(const Scene& scene, const SaveOptions& opti
 // validate() compares the stored adjacency against it.
 std::vector<Triangle> compute_adjacency(const IqmFile& file);
 
-// IQM-specific validation (iqm-iqe.md §9) added to the report.
+// IQM-specific validation (docs/iqm.md §9) added to the report.
 void validate(std::span<const uint8_t> bytes, const LoadOptions& options, ValidationReport& report);
 
-// Component encode/decode in the compiler's normalization (iqm-iqe.md §1.5).
+// Component encode/decode in the compiler's normalization (docs/iqm.md §1.5).
 double decode_component(std::span<const uint8_t> bytes, ComponentType type);  // raw number
 void encode_component(double raw, ComponentType type, std::vector<uint8_t>& out);  // raw number, clamped
 void encode_components(const double* raw, size_t count, ComponentType type, std::vector<uint8_t>& out);

@@ -1,5 +1,5 @@
 // IQM structure: header, every section range-checked in 64-bit, records decoded (iqm.txt v1/v2,
-// iqm-iqe.md §1, §6 quirks, §9 rules 1-12). Semantics are to_scene()'s job (iqm_scene.cpp).
+// docs/iqm.md §1, §6 quirks, §9 rules 1-12). Semantics are to_scene()'s job (iqm_scene.cpp).
 #include <fmt/format.h>
 
 #include <bit>
@@ -292,7 +292,7 @@ std::optional<Error> Parser::read_joints() {
         auto& r = j.rotate;
         if (!finite({j.translate[0], j.translate[1], j.translate[2], r[0], r[1], r[2], r[3], j.scale[0], j.scale[1], j.scale[2]}))
             return malformed(at + 8, fmt::format("joint {}: NaN or infinite value in its transform", i));
-        // v1 stores no w: the unit quaternion's w, negative by convention (iqm-iqe.md §1.9).
+        // v1 stores no w: the unit quaternion's w, negative by convention (docs/iqm.md §1.9).
         if (v1) r[3] = -std::sqrt(std::max(0.0f, 1.0f - r[0] * r[0] - r[1] * r[1] - r[2] * r[2]));
     }
     return {};

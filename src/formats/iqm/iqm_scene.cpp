@@ -412,7 +412,7 @@ void SceneBuilder::copy_meta() {
     Meta& meta = scene_.meta;
     meta.source_format = "iqm";
     meta.source_version = f_.header.version;
-    meta.up = UpAxis::Z;  // IQM conventions (iqm-iqe.md §2): Z up, right-handed, clockwise front faces
+    meta.up = UpAxis::Z;  // IQM conventions (docs/iqm.md §2): Z up, right-handed, clockwise front faces
     meta.handedness = Handedness::Right;
     meta.front_face = Winding::Clockwise;
     const auto& c = f_.comment;

@@ -1,5 +1,5 @@
 // IQM serializer: records -> bytes in the reference compiler's section order and alignment
-// (iqm-iqe.md §3.2 step 11), everything little-endian.
+// (docs/iqm.md §3.2 step 11), everything little-endian.
 #include <algorithm>
 #include <bit>
 #include <cmath>

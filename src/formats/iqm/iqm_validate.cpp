@@ -1,4 +1,4 @@
-// IQM validation: the iqm-iqe.md §9 rules 1-12 that parse() tolerates, checked on the decoded records.
+// IQM validation: the docs/iqm.md §9 rules 1-12 that parse() tolerates, checked on the decoded records.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // IQM v2 writer: Scene -> IqmFile -> bytes in the reference compiler's order and alignment
-// (iqm.txt v2 2011-05-31; iqm-iqe.md §1 and §3.2 steps 5-11). The parts: iqm_write_arrays.cpp,
+// (iqm.txt v2 2011-05-31; docs/iqm.md §1 and §3.2 steps 5-11). The parts: iqm_write_arrays.cpp,
 // iqm_write_anim.cpp and iqm_serialize.cpp.
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // IQM writer, animation: poses, frame-major quantized channels and bounds of the decoded frames
-// (iqm-iqe.md §1.7, §1.8, §3.2 steps 9-10).
+// (docs/iqm.md §1.7, §1.8, §3.2 steps 9-10).
 #include <algorithm>
 #include <cmath>
 

@@ -1,5 +1,5 @@
 // IQM writer, vertex arrays: canonical order and formats, the compiler's normalization and its
-// ubyte blend weights (iqm-iqe.md §1.5, §3.2 step 7).
+// ubyte blend weights (docs/iqm.md §1.5, §3.2 step 7).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -139,7 +139,7 @@ static Blend select_blend(const Mesh& mesh, uint32_t v, uint32_t slots, std::vec
 }
 
 // Ubyte weights: rounded, then +-1 round-robin over the used slots until they sum to exactly
-// 255 (iqm-iqe.md §1.5, §4 `vb`). Unlike the compiler, which starts at slot 0 and so turns
+// 255 (docs/iqm.md §1.5, §4 `vb`). Unlike the compiler, which starts at slot 0 and so turns
 // 0.5/0.5 into 127/128, excess is taken from the lightest slot first and a shortfall given to
 // the heaviest, so the weights stay sorted. Slots whose weight ends at 0 lose their joint too.
 static std::array<double, 4> ubyte_weights(Blend& b) {

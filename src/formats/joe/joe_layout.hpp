@@ -1,4 +1,4 @@
-// VDrift JOE version 3 on-disk layout (formats/joe.md §2, VDrift model_joe03.cpp) and the file as decoded records.
+// VDrift JOE version 3 on-disk layout (docs/joe.md §2, VDrift model_joe03.cpp) and the file as decoded records.
 #pragma once
 
 #include <array>
@@ -20,7 +20,7 @@ inline constexpr uint32_t md2_version = 8;
 inline constexpr uint32_t header_size = 16;   // magic, version, num_faces, num_frames
 inline constexpr uint32_t face_size = 18;     // u16 vertexIndex[3], normalIndex[3], textureIndex[3]
 inline constexpr uint32_t counts_size = 12;   // num_verts, num_texcoords, num_normals
-// VDrift's own limits (model_joe03.cpp; formats/joe.md §3, §9 rule 7).
+// VDrift's own limits (model_joe03.cpp; docs/joe.md §3, §9 rule 7).
 inline constexpr uint32_t vdrift_max_faces = 32000;
 inline constexpr uint32_t signed_index_max = 32767;  // readers with signed shorts (old VDrift, Stunt Rally, Blender)
 inline constexpr uint32_t u16_entries = 65536;      // an index is a u16: at most this many entries per array
@@ -72,7 +72,7 @@ Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options)
 // limits unless options.joe.force.
 Expected<std::vector<uint8_t>> write(const Scene& scene, const SaveOptions& options);
 
-// JOE-specific validation (formats/joe.md §9 rules 5, 6) added to the report.
+// JOE-specific validation (docs/joe.md §9 rules 5, 6) added to the report.
 void validate(std::span<const uint8_t> bytes, const LoadOptions& options, ValidationReport& report);
 // Each frame's stored counts (inspect_joe) as registry parts (FormatInfo::stored_parts).
 Expected<std::vector<StoredPart>> stored_parts(std::span<const uint8_t> bytes);

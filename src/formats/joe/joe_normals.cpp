@@ -1,4 +1,4 @@
-// VDrift's normal-swap heuristic (NeedsNormalSwap in model_joe03.cpp; formats/joe.md §4), winding
+// VDrift's normal-swap heuristic (NeedsNormalSwap in model_joe03.cpp; docs/joe.md §4), winding
 // against stored normals (§5), and the stored counts of a JOE file.
 #include <algorithm>
 #include <cmath>
@@ -72,7 +72,7 @@ WindingCounts count_winding(const Frame& frame, bool swap_normals) {
             continue;
         }
         // CCW geometric normal (v1-v0)x(v2-v0), in double and without VDrift's 1e-8 cut: tiny faces
-        // of a model in metres still have a direction (formats/joe.md §4 table, SOURCES counts).
+        // of a model in metres still have a direction (docs/joe.md §4 table, SOURCES counts).
         const double e1[3] = {double(p1.x) - p0.x, double(p1.y) - p0.y, double(p1.z) - p0.z};
         const double e2[3] = {double(p2.x) - p0.x, double(p2.y) - p0.y, double(p2.z) - p0.z};
         const double g[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};

@@ -1,4 +1,4 @@
-// JOE v3 structure: header, frames, counts and indices checked before use (formats/joe.md §1-§3, §9 rules 1-4).
+// JOE v3 structure: header, frames, counts and indices checked before use (docs/joe.md §1-§3, §9 rules 1-4).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -138,7 +138,7 @@ Expected<JoeFile> parse(std::span<const uint8_t> bytes, const LoadOptions& optio
         read_floats(c, frame.normals, frame.num_normals);
         frame.texcoords_offset = c.pos();
         read_floats(c, frame.texcoords, frame.num_texcoords);
-        // Indices are u16 (current VDrift; formats/joe.md §2), each checked against its own array.
+        // Indices are u16 (current VDrift; docs/joe.md §2), each checked against its own array.
         // VDrift substitutes one texcoord (0,0) for a file without any, which works when every
         // texture index is 0 (ct/glass.joe).
         const uint32_t limits[3] = {frame.num_verts, frame.num_normals, std::max<uint32_t>(frame.num_texcoords, 1)};

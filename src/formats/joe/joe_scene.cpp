@@ -1,5 +1,5 @@
 // JOE records -> Scene: corners welded on index triples as VDrift builds its mesh (model_joe03.cpp;
-// formats/joe.md §3 steps 3-6, §5, §9 rules 3-4), frames 1.. as morph targets.
+// docs/joe.md §3 steps 3-6, §5, §9 rules 3-4), frames 1.. as morph targets.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -156,7 +156,7 @@ Expected<Scene> to_scene(const JoeFile& file, Warnings warnings) {
     meta.source_version = file.version;
     meta.dialect = file.magic == 0 ? "magic 0 (dof2joe)" : file.magic == magic_idp2 ? "IDP2" : fmt::format("magic {:#010x}", file.magic);
     // VDrift's coordinatesystem.h: X right, +Y forward, Z up, right-handed; metres. GL's default
-    // CCW front (track objects are culled with it); a minority of car files is CW (formats/joe.md §5).
+    // CCW front (track objects are culled with it); a minority of car files is CW (docs/joe.md §5).
     meta.up = UpAxis::Z;
     meta.handedness = Handedness::Right;
     meta.front_face = Winding::CounterClockwise;

@@ -1,5 +1,5 @@
 // JOE validation: VDrift's limits as compatibility findings, winding against stored normals, the
-// normal-swap heuristic and the value checks of formats/joe.md §9 rules 5-6.
+// normal-swap heuristic and the value checks of docs/joe.md §9 rules 5-6.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -105,7 +105,7 @@ void check_values(const JoeFile& f, Report& r) {
     }
 }
 
-// Winding per frame with the 90% majority rule of formats/joe.md §5, and VDrift's heuristic.
+// Winding per frame with the 90% majority rule of docs/joe.md §5, and VDrift's heuristic.
 void check_winding_and_swap(const JoeFile& f, Report& r) {
     const Frame& f0 = f.frames.front();
     const WindingCounts w = count_winding(f0, false);

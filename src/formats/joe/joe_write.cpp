@@ -1,4 +1,4 @@
-// Scene -> JOE v3 (formats/joe.md §2, §9 rules 7-8): magic IDP2, one frame plus one per morph target,
+// Scene -> JOE v3 (docs/joe.md §2, §9 rules 7-8): magic IDP2, one frame plus one per morph target,
 // Z up and CCW, V top-down, arrays deduplicated bit-exactly, VDrift's limits enforced unless forced.
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // VDrift JPK packs (JPK01.00) in memory: parse with every range checked, write as VDrift's readers
-// expect (VDrift joepack.cpp, trackeditor joepack; formats/joe.md §7, §9 rules 13-14).
+// expect (VDrift joepack.cpp, trackeditor joepack; docs/joe.md §7, §9 rules 13-14).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // JPK packs on disk: extraction that never writes outside its folder, member collection for
-// `pack create`, and "PACK.jpk:MEMBER" inputs (formats/joe.md §7, §9 rules 13-14).
+// `pack create`, and "PACK.jpk:MEMBER" inputs (docs/joe.md §7, §9 rules 13-14).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -37,7 +37,7 @@ bool inside(const fs::path& root, const fs::path& p) {
     return true;
 }
 
-// Where every member would go, checked before anything is created or written (formats/joe.md
+// Where every member would go, checked before anything is created or written (docs/joe.md
 // §9 rule 13): each existing parent folder, resolved through its symbolic links, lies inside
 // root and is a folder; the target itself is absent or a regular file, never a symbolic link; no
 // member is also the folder of another. Escapes are Unsupported (exit 3), other obstacles
