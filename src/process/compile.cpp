@@ -351,7 +351,9 @@ static Expected<ValidationReport> validate_compiled_unguarded(const std::vector<
         else if (f && e.code != ErrorCode::UnknownFormat) report.format = std::string(f->name);
         // As validate_file's findings: matching no format, or recognised but not read, is not a
         // finding about the model (the CLI exits 3 for both).
-        const char* code = e.code == ErrorCode::UnknownFormat ? "format.unknown" : e.code == ErrorCode::Unsupported ? "load.unsupported" : "load.failed";
+        const char* code = e.code == ErrorCode::UnknownFormat ? "format.unknown"
+                           : e.code == ErrorCode::Unsupported ? "load.unsupported"
+                                                              : "load.failed";
         report.add(Severity::Error, code, e.to_string(), e.offset);
         return report;
     }
