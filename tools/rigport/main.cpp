@@ -65,8 +65,8 @@ int main(int argc, char** argv) {
     CLI::App app{"rigport: read, validate, convert and write game model formats", "rigport"};
     app.set_version_flag("--version", "rigport " RIGPORT_VERSION_STRING);
     app.require_subcommand(1);
-    // The formats from the registry, never a list kept here.
-    app.footer(formats_help() + "\nExit codes: 0 ok, 1 usage, 2 read error, 3 unsupported, 4 write error, 5 validation failed.");
+    // The formats from the registry, never a list kept here; made only when help is printed.
+    app.footer([] { return formats_help() + "\nExit codes: 0 ok, 1 usage, 2 read error, 3 unsupported, 4 write error, 5 validation failed."; });
 
     // A run names its verb first: only that verb's options are built (building all nine is
     // about a fifth of a small run; README "FBX read against ufbx"). Anything else (--help,

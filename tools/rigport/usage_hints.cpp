@@ -87,14 +87,9 @@ std::optional<std::string> unknown_word_message(const CLI::App& app, const std::
     }
     for (const CLI::App* command : chain) {
         const bool top = command == &app;
-        std::vector<std::string> names = option_names(*command);
         // convert reads its inputs and the per-file options before each itself (cmd_convert.cpp).
         const bool convert = command->get_name() == "convert" && command->get_parent() == &app;
-        const std::vector<std::string> per_file_values = {"--name", "--fps", "--start", "--end"};
-        if (convert) {
-            names.insert(names.end(), per_file_values.begin(), per_file_values.end());
-            names.push_back("--loop");
-        }
+        static const std::vector<std::string> per_file_values = {"--name", "--fps", "--start", "--end"};
         const std::vector<std::string> words = command->remaining();
         for (size_t i = 0; i < words.size(); ++i) {
             const std::string& word = words[i];
@@ -102,6 +97,7 @@ std::optional<std::string> unknown_word_message(const CLI::App& app, const std::
                 ++i;  // its value, whatever it looks like (--end -1)
                 continue;
             }
+            if (convert && word == "--loop") continue;
             if (!looks_like_option(word)) {
                 // A word where a command was due: the top level, or `pack` before list/extract/create.
                 if (command != chain.back() || command->get_require_subcommand_min() == 0) continue;
@@ -113,6 +109,12 @@ std::optional<std::string> unknown_word_message(const CLI::App& app, const std::
                 std::string list;
                 for (auto& c : commands) list += (list.empty() ? "" : ", ") + c;
                 return fmt::format("unknown {} '{}'; the commands are: {}", where, word, list);
+            }
+            // The names are gathered only now: a run without a stray option pays nothing for them.
+            std::vector<std::string> names = option_names(*command);
+            if (convert) {
+                names.insert(names.end(), per_file_values.begin(), per_file_values.end());
+                names.push_back("--loop");
             }
             const std::string name = word.substr(0, word.find('='));
             if (std::find(names.begin(), names.end(), name) != names.end()) continue;
@@ -132,7 +134,10 @@ std::optional<std::string> unknown_word_message(const CLI::App& app, const std::
 std::string format_names(bool writable) {
     std::string names;
     for (auto& f : formats())
-        if (writable ? f.write != nullptr : f.read != nullptr) names += fmt::format("{}{}", names.empty() ? "" : ", ", f.name);
+        if (writable ? f.write != nullptr : f.read != nullptr) {
+            if (!names.empty()) names += ", ";
+            names += f.name;
+        }
     return names;
 }
 
