@@ -44,7 +44,7 @@ enum class Pipeline : uint8_t {
 struct CompileOptions {
     LoadOptions load;
     TransformOptions transform;  // -s / -r / -t, applied after the pipeline
-    bool force_joints = false;   // -j
+    bool force_joints = false;   // --forcejoints (the reference compiler's -j)
     Pipeline pipeline = Pipeline::Plain;
     uint32_t max_influences = 0; // influences kept per vertex (the heaviest, renormalized); 0 keeps all
     // Animations whose stated length (Cal3D DURATION) runs past their last key (apply_clip_end):

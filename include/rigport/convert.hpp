@@ -32,7 +32,7 @@ struct ConvertOptions {
     LoadOptions load;                    // --allow-outside, --allow-missing
     TransformOptions transform;          // -s, -r, -t
     std::optional<ClipEnd> clip_end;     // --clip-end; unset = what the output format wants
-    bool force_joints = false;           // -j / --forcejoints
+    bool force_joints = false;           // --forcejoints
     bool fix_normals = false;            // --fix-normals
     bool force = false;                  // --force
     GltfOptions::AxisMode axis = GltfOptions::AxisMode::Bake;

@@ -55,6 +55,7 @@ struct FormatInfo {
 };
 
 const std::vector<FormatInfo>& formats();
+// By registry name in any letter case ("glb", "GLB"); null when no format has that name.
 const FormatInfo* find_format(std::string_view name);
 const FormatInfo* find_format_by_extension(std::string_view path);
 // Content first (magic bytes); the extension only when no content check matches.

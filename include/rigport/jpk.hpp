@@ -64,6 +64,11 @@ bool jpk_name_is_safe(std::string_view name);
 // nothing otherwise.
 std::optional<std::pair<std::string, std::string>> split_jpk_member_path(const std::string& path);
 
+// What to say when a pack is given where a model is expected (`convert PACK.jpk`): the
+// PACK.jpk:MEMBER form with an example member, and the first max_names member names (quoted
+// short and escaped, docs/cli.md "Messages"); path is the pack as the user named it.
+std::string jpk_not_a_model(const JpkPack& pack, const std::string& path, size_t max_names = 20);
+
 // ---- JPK files on disk (src/formats/joe/jpk_files.cpp) -------------------------------------
 // Writes every member (the last of duplicates) under dir, creating dir and subfolders; refuses
 // unsafe names and any path that would resolve outside dir (a symlinked subfolder). Returns the

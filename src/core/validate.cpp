@@ -9,6 +9,7 @@
 #include "core/guarded.hpp"
 #include "process/clip_end.hpp"
 #include "rigport/formats.hpp"
+#include "rigport/jpk.hpp"
 
 namespace rigport {
 
@@ -219,9 +220,12 @@ static ValidationReport validate_bytes_unguarded(std::span<const uint8_t> bytes,
     report.path = path;
     const FormatInfo* format = options.format.empty() ? detect_format(bytes, path) : find_format(options.format);
     if (!format) {
-        report.add(Severity::Error, "format.unknown",
-                   options.format.empty() ? std::string("not a recognised model format (content and extension)")
-                                          : fmt::format("unknown format '{}'", options.format));
+        std::string message = options.format.empty() ? std::string("not a recognised model format (content and extension)")
+                                                      : fmt::format("unknown format '{}'", options.format);
+        // A JPK pack holds models but is none: say how to name one of them, as load() does.
+        if (options.format.empty() && detect_jpk(bytes))
+            if (auto pack = parse_jpk(bytes)) message = jpk_not_a_model(*pack, path);
+        report.add(Severity::Error, "format.unknown", std::move(message));
         return report;
     }
     report.format = std::string(format->name);
@@ -239,7 +243,12 @@ static ValidationReport validate_bytes_unguarded(std::span<const uint8_t> bytes,
         // The file itself was read (validate_file): NotFound and ReadFailed come from a part it
         // names (a buffer, an image), missing or refused by confinement. The file could not be
         // checked, which is not a finding about it; the CLI exits 2 for these, as convert does.
-        const char* code = e.code == ErrorCode::NotFound ? "part.missing" : e.code == ErrorCode::ReadFailed ? "part.unreadable" : "load.failed";
+        // A file rigport recognises but does not read (FBX before 3.0, a format without a reader)
+        // is not found wanting either: the CLI exits 3 for it, as convert and info do.
+        const char* code = e.code == ErrorCode::NotFound     ? "part.missing"
+                           : e.code == ErrorCode::ReadFailed  ? "part.unreadable"
+                           : e.code == ErrorCode::Unsupported ? "load.unsupported"
+                                                              : "load.failed";
         if (!said) report.add(Severity::Error, code, e.to_string(), e.offset);
         return report;
     }

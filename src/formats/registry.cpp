@@ -81,9 +81,17 @@ const std::vector<FormatInfo>& formats() {
     return list;
 }
 
+// Names are matched in any letter case ("GLB" is glb), so every caller that takes a format name
+// (the CLI's --format, Python's format=) accepts it alike (docs/cli.md "General rules").
 const FormatInfo* find_format(std::string_view name) {
+    auto same = [name](std::string_view registered) {
+        if (registered.size() != name.size()) return false;
+        for (size_t i = 0; i < name.size(); ++i)
+            if (std::tolower(static_cast<unsigned char>(name[i])) != registered[i]) return false;
+        return true;
+    };
     for (auto& f : formats())
-        if (f.name == name) return &f;
+        if (same(f.name)) return &f;
     return nullptr;
 }
 

@@ -376,7 +376,12 @@ static Expected<ValidationReport> validate_compiled_unguarded(const std::vector<
         const FormatInfo* f = find_format_by_extension(report.path);
         if (cal3d) report.format = "cal3d";
         else if (f && e.code != ErrorCode::UnknownFormat) report.format = std::string(f->name);
-        report.add(Severity::Error, "load.failed", e.to_string(), e.offset);
+        // As validate_file's findings: matching no format, or recognised but not read, is not a
+        // finding about the model (the CLI exits 3 for both).
+        const char* code = e.code == ErrorCode::UnknownFormat ? "format.unknown"
+                           : e.code == ErrorCode::Unsupported ? "load.unsupported"
+                                                              : "load.failed";
+        report.add(Severity::Error, code, e.to_string(), e.offset);
         return report;
     }
     report.format = scene->meta.source_format;

@@ -60,8 +60,8 @@ TEST(Cli, FormatsListsIqm) {
     EXPECT_NE(r.out.find("iqm"), std::string::npos);
     EXPECT_NE(r.out.find(".iqm"), std::string::npos);
     // Every readable format is validated: no row says it cannot be (docs/cli.md, "rigport formats").
-    for (const char* row : {"iqm        .iqm         yes   yes   bytes+scene", "gltf       .gltf,.glb   yes   yes   scene",
-                            "cal3d      .cfg         yes   yes   scene"})
+    for (const char* row : {"iqm        .iqm              yes   yes   bytes+scene", "gltf       .gltf,.glb        yes   yes   scene",
+                            "cal3d      .cfg              yes   yes   scene", "md5        .md5mesh,.md5anim yes   yes   scene"})
         EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
 }
 

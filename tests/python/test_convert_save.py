@@ -237,3 +237,13 @@ def test_save_refuses_arrays_edited_out_of_range(cli, tmp_path):
             assert words in str(e.value), f"{name}, {what}: {e.value}"
             assert not out.exists(), f"{name}, {what}: a file was written"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_format_names_in_any_letter_case(sample_iqm, tmp_path):
+    # The library's registry lookup takes "GLB" as glb, so Python does as the CLI does.
+    upper = rigport.convert(str(sample_iqm), tmp_path / "upper.glb", format="GLB")
+    rigport.convert(str(sample_iqm), tmp_path / "lower.glb", format="glb")
+    assert upper["status"] == "converted"
+    assert (tmp_path / "upper.glb").read_bytes() == (tmp_path / "lower.glb").read_bytes()
+    rigport.save(rigport.sample(), tmp_path / "sample.model", format="IQM")
+    assert (tmp_path / "sample.model").read_bytes()[:16] == b"INTERQUAKEMODEL\0"

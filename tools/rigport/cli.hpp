@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "rigport/convert.hpp"
 #include "rigport/report.hpp"
@@ -98,6 +99,20 @@ struct TextureFlags {
     // Each must be a folder: a usage error (exit 1) before anything is read.
     Status check() const;
 };
+// Words the CLI cannot place (usage_hints.cpp, docs/cli.md "Unknown words"):
+// the edit distance of two words (a swap of neighbours counts 1), and the name nearest to word
+// among names (within a third of its length), else the one name word begins; empty when none.
+size_t edit_distance(std::string_view a, std::string_view b);
+std::string closest_name(std::string_view word, const std::vector<std::string>& names);
+// After a parse (failed or not): the first word nothing took, as "unknown command 'infos'; did
+// you mean 'info'?" or "unknown option '--fromat' for 'convert'; did you mean '--format'?";
+// nothing when every word was placed. elsewhere(name) may say which other verb has a short option
+// ("'-j' is '--jobs' of 'batch'"), or return "".
+std::optional<std::string> unknown_word_message(const CLI::App& app, const std::function<std::string(const std::string&)>& elsewhere);
+// The registered formats' names, "iqm, iqe, ..." (those with a writer, or with a reader).
+std::string format_names(bool writable);
+// `rigport --help`'s list of every registered format, grouped by read and write.
+std::string formats_help();
 
 // Each verb adds its subcommand to the app and returns it with what to run once parsing succeeded.
 struct Verb {

@@ -721,7 +721,7 @@ Verb add_batch(CLI::App& app) {
         "failure: 4 a write failed or an output was refused, 3 unsupported, 2 read error; 1 usage (nothing read).");
     sub->add_option("INPUT", args->inputs, "Model files and folders")->required();
     sub->add_option("-o,--output", args->out_dir, "Output folder (created if missing; its parent must exist)")->required();
-    sub->add_option("--format", args->format, "Output format name (see 'rigport formats')")->required();
+    sub->add_option("--format", args->format, "Output format name, in any letter case: " + format_names(true) + " (see 'rigport formats')")->required();
     sub->add_option("-j,--jobs", args->threads, "Models converted in parallel (default: the number of hardware threads)")
         ->check(CLI::Range(1u, 4096u));
     sub->add_option("--report", args->report, "Write a JSON array with one record per model (written atomically)");

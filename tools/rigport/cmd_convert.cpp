@@ -262,11 +262,13 @@ Verb add_convert(CLI::App& app) {
     sub->add_option("-o,--output", args->output,
                     "Output file (replaced atomically; never one the inputs read; - streams to standard output with --format)")
         ->required();
-    sub->add_option("--format", args->format, "Output format name (see 'rigport formats')");
+    sub->add_option("--format", args->format, "Output format name, in any letter case: " + format_names(true) + " (see 'rigport formats')");
     sub->add_option("-s,--scale", args->scale, "Scale positions and all joint and key translations by N");
     sub->add_option("-r,--rotate", args->rotate, "Rotate by Euler angles X,Y,Z in degrees (geometry and root joints)");
     sub->add_option("-t,--meshtrans", args->meshtrans, "Translate the mesh only (not the skeleton) by X,Y,Z, or by Z alone");
-    sub->add_flag("-j,--forcejoints", args->force_joints, "Write joints with names even without a mesh");
+    // No -j: that letter is batch's --jobs, one meaning across verbs (the reference compiler's -j
+    // is this flag; docs/cli.md "convert").
+    sub->add_flag("--forcejoints", args->force_joints, "Write joints with names even without a mesh");
     sub->add_option("--unit", args->unit,
                     "Output unit: keep (the source's numbers), or m, cm, mm, inch, ft ...; default: metres for glTF and IQM "
                     "(the source's unit as the file states it, e.g. FBX centimetres), the source's numbers for other formats");

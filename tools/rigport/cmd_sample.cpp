@@ -57,7 +57,7 @@ Verb add_sample(CLI::App& app) {
     auto args = std::make_shared<SampleArgs>();
     CLI::App* sub = app.add_subcommand("sample", "Write the built-in sample model (a skinned, animated cylinder)");
     sub->add_option("-o,--output", args->output, "Output file, e.g. sample.iqm")->required();
-    sub->add_option("--format", args->format, "Output format name (default: from the extension)");
+    sub->add_option("--format", args->format, "Output format name, in any letter case (default: from the extension): " + format_names(true));
     sub->add_flag("--force", args->force, "Replace a read-only output");
     sub->add_flag("-v,--verbose", args->verbose, "Print what was written");
     return {sub, [args]() { return run_sample(*args); }};

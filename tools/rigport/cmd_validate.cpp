@@ -1,4 +1,5 @@
-// `rigport validate FILE [--json] [--strict]`: the validation report, exit 5 on errors.
+// `rigport validate FILE [--json] [--strict]`: the validation report, exit 5 on errors (3 for a
+// file rigport cannot read as a model at all, 2 for a part it names that cannot be read).
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -59,6 +60,16 @@ Verb add_validate(CLI::App& app) {
                     fmt::print("{}\n", validation_json(r));
                 else
                     print_text(r);
+                // A file in no known format, or one recognised but not read (FBX before 3.0): the
+                // file could not be checked (exit 3, as convert and info), not found wanting (exit 5).
+                for (auto& f : r.findings)
+                    if (f.code == "format.unknown" || f.code == "load.unsupported") {
+                        // One file's format.unknown names no path (the report's path is the file);
+                        // the other findings carry the error as read, path first.
+                        const bool one_file = args->paths.size() == 1 && f.code == "format.unknown";
+                        print_error(one_file ? fmt::format("{}: {}", path, f.message) : f.message);
+                        return exit_unsupported;
+                    }
                 if (r.format.empty()) {
                     print_error(fmt::format("{}: not a recognised model format", path));
                     return exit_unsupported;

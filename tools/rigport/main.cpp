@@ -73,18 +73,15 @@ std::string terminal_text(std::string_view text) { return printable_text(text); 
 
 int main(int argc, char** argv) {
     using namespace rigport::cli;
-    CLI::App app{"rigport: read, validate, convert and write game model formats (IQM, IQE, Cal3D, VDrift JOE/JPK, glTF 2.0)",
-                 "rigport"};
+    CLI::App app{"rigport: read, validate, convert and write game model formats", "rigport"};
     app.set_version_flag("--version", "rigport " RIGPORT_VERSION_STRING);
     app.require_subcommand(1);
-    app.failure_message([](const CLI::App*, const CLI::Error& e) {
-        return fmt::format("Error: {}\nRun 'rigport --help' or 'rigport <verb> --help' for usage.\n", e.what());
-    });
-    app.footer("Exit codes: 0 ok, 1 usage, 2 read error, 3 unsupported, 4 write error, 5 validation failed.");
+    // The formats from the registry, never a list kept here; made only when help is printed.
+    app.footer([] { return formats_help() + "\nExit codes: 0 ok, 1 usage, 2 read error, 3 unsupported, 4 write error, 5 validation failed."; });
 
     // A run names its verb first: only that verb's options are built (building all nine is
     // about a fifth of a small run; README "FBX read against ufbx"). Anything else (--help,
-    // --version, a mistyped verb) gets all of them, for the full help and CLI11's own errors.
+    // --version, a mistyped verb) gets all of them, for the full help and the nearest verb.
     using AddVerb = Verb (*)(CLI::App&);
     static constexpr std::pair<const char*, AddVerb> all_verbs[] = {
         {"info", add_info},   {"validate", add_validate}, {"convert", add_convert}, {"sample", add_sample}, {"formats", add_formats},
@@ -95,21 +92,47 @@ int main(int argc, char** argv) {
     if (verbs.empty())
         for (const auto& [name, add] : all_verbs) verbs.push_back(add(app));
 
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        // Help and --version are "errors" with exit code 0 in CLI11; everything else is usage.
-        if (app.exit(e) == 0) return exit_ok;
-        // The verbs with --json report a usage error on stdout too when it was asked for.
+    // A usage error: on stderr, and with --json on stdout too for the verbs that have it.
+    auto usage_failure = [&](const std::string& message) {
+        fmt::print(stderr, "Error: {}\nRun 'rigport --help' or 'rigport <verb> --help' for usage.\n", terminal_text(message));
         const bool json_verb = argc > 1 && (std::strcmp(argv[1], "convert") == 0 || std::strcmp(argv[1], "info") == 0 ||
                                             std::strcmp(argv[1], "validate") == 0);
         for (int i = 2; json_verb && i < argc; ++i)
             if (std::strcmp(argv[i], "--json") == 0) {
-                fmt::print("{}\n", Json{{"error", Json::parse(error_json(usage_error(e.what())))}}.dump(2, ' ', false, Json::error_handler_t::replace));
+                fmt::print("{}\n", Json{{"error", Json::parse(error_json(usage_error(message)))}}.dump(2, ' ', false, Json::error_handler_t::replace));
                 break;
             }
         return exit_usage;
+    };
+    // A short option this verb lacks may be another verb's (-j is batch's --jobs): say whose.
+    auto elsewhere = [&](const std::string& name) -> std::string {
+        if (name.size() != 2) return {};
+        CLI::App every{"", "rigport"};
+        for (const auto& [verb, add] : all_verbs) add(every);
+        std::string owners;
+        for (const CLI::App* sub : every.get_subcommands([](const CLI::App*) { return true; }))
+            for (const CLI::Option* o : sub->get_options())
+                for (auto& s : o->get_snames())
+                    if ("-" + s == name)
+                        owners += fmt::format("{}'{}' is '{}' of '{}'", owners.empty() ? "" : ", ", name,
+                                              o->get_lnames().empty() ? name : "--" + o->get_lnames().front(), sub->get_name());
+        return owners;
+    };
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // Help and --version are "errors" with exit code 0 in CLI11; everything else is usage.
+        if (e.get_exit_code() == 0) {
+            app.exit(e);
+            return exit_ok;
+        }
+        // A word nothing took explains the failure best ("A subcommand is required" for `infos`).
+        return usage_failure(unknown_word_message(app, elsewhere).value_or(e.what()));
     }
+    // convert takes the words it does not know itself (its inputs): a mistyped option among them
+    // is refused here, before any work, as the other verbs' are by the parser.
+    if (auto message = unknown_word_message(app, elsewhere)) return usage_failure(*message);
     for (auto& verb : verbs)
         if (verb.command->parsed()) return verb.run();
     return exit_usage;
