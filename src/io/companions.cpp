@@ -6,7 +6,6 @@
 #include <map>
 #include <set>
 #include <system_error>
-#include <unordered_map>
 
 #include "io/confine.hpp"
 #include "rigport/formats.hpp"

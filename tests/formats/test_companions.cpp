@@ -229,6 +229,12 @@ TEST(Companions, QcListsReferencesAndAnimations) {
     const ModelList list = smd->model_list(std::span(reinterpret_cast<const uint8_t*>(qc.data()), qc.size()));
     EXPECT_EQ(list.meshes, (std::vector<std::string>{"ref.smd", "head_a.smd", "sub/head_b.smd"}));
     EXPECT_EQ(list.animations, (std::vector<std::string>{"anims/walk.smd", "fps.smd", "run.smd", "loop.smd"}));
+    // Any bytes: cut at every length (an open quote or comment ends the text), at most the cut word more.
+    for (size_t n = 0; n <= qc.size(); ++n) {
+        const ModelList cut = smd->model_list(std::span(reinterpret_cast<const uint8_t*>(qc.data()), n));
+        EXPECT_LE(cut.meshes.size(), list.meshes.size()) << n;
+        EXPECT_LE(cut.animations.size(), list.animations.size() + 1) << n;  // "run" cut to "ru" is a name too
+    }
 }
 
 }  // namespace
