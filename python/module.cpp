@@ -53,10 +53,11 @@ Source source_of(const py::handle& source, bool bytes_ok) {
     return s;
 }
 
-LoadOptions load_options(bool allow_outside, bool allow_missing) {
+LoadOptions load_options(bool allow_outside, bool allow_missing, bool companions) {
     LoadOptions o;
     o.allow_outside = allow_outside;
     o.allow_missing = allow_missing;
+    o.companions = companions;
     return o;
 }
 
@@ -68,9 +69,9 @@ T value_or_raise(Expected<T>&& result) {
     return std::move(*result);
 }
 
-SceneRef load_py(const py::object& source, std::optional<std::string> name, bool allow_outside, bool allow_missing) {
+SceneRef load_py(const py::object& source, std::optional<std::string> name, bool allow_outside, bool allow_missing, bool companions) {
     Source s = source_of(source, true);
-    const LoadOptions options = load_options(allow_outside, allow_missing);
+    const LoadOptions options = load_options(allow_outside, allow_missing, companions);
     Expected<Scene> scene = Scene{};
     if (s.bytes) {
         if (!name || name->empty()) throw py::value_error("load(bytes) needs name= (e.g. name=\"model.iqm\"): the file name picks the format");
@@ -147,7 +148,7 @@ ConvertOptions convert_options(const py::kwargs& kw) {
     static const std::vector<std::string> known = {"format", "scale", "rotate", "meshtrans", "force_joints", "axis", "loop_key",
                                                    "images", "convert_images", "fix_normals", "clip_end", "cal3d_dialect",
                                                    "cal3d_binary", "threads", "allow_outside", "allow_missing", "force", "unit",
-                                                   "texture_path"};
+                                                   "texture_path", "companions"};
     for (auto item : kw) {
         const std::string key = item.first.cast<std::string>();
         if (std::find(known.begin(), known.end(), key) == known.end()) throw py::type_error("convert() got an unexpected keyword argument '" + key + "'");
@@ -157,7 +158,7 @@ ConvertOptions convert_options(const py::kwargs& kw) {
         return kw.contains(key) && !kw[key].is_none() ? kw[key].cast<T>() : fallback;
     };
     ConvertOptions o;
-    o.load = load_options(get("allow_outside", false), get("allow_missing", false));
+    o.load = load_options(get("allow_outside", false), get("allow_missing", false), get("companions", true));
     if (kw.contains("scale") && !kw["scale"].is_none()) {
         const float scale = kw["scale"].cast<float>();
         // As the CLI: the reference compiler clamps to 1e-8..1e8; a value outside is a typo.
@@ -215,7 +216,7 @@ py::object convert_py(const py::object& inputs, const py::object& output, const 
     return json_loads(conversion_json(s.paths.front(), result));
 }
 
-py::object info_py(const py::object& source, bool allow_outside, bool allow_missing) {
+py::object info_py(const py::object& source, bool allow_outside, bool allow_missing, bool companions) {
     Source s = source_of(source, false);
     std::string text;
     if (s.paths.size() == 1)
@@ -224,19 +225,19 @@ py::object info_py(const py::object& source, bool allow_outside, bool allow_miss
         Expected<ModelInfo> info = ModelInfo{};
         {
             py::gil_scoped_release unlocked;
-            info = read_model_info(s.paths, load_options(allow_outside, allow_missing));
+            info = read_model_info(s.paths, load_options(allow_outside, allow_missing, companions));
         }
         text = info_json(value_or_raise(std::move(info)));
     }
     return json_loads(text);
 }
 
-py::object validate_py(const py::object& source, bool allow_outside, bool allow_missing) {
+py::object validate_py(const py::object& source, bool allow_outside, bool allow_missing, bool companions) {
     Source s = source_of(source, false);
     Expected<ValidationReport> report = ValidationReport{};
     {
         py::gil_scoped_release unlocked;
-        report = validate_model(s.paths, load_options(allow_outside, allow_missing));
+        report = validate_model(s.paths, load_options(allow_outside, allow_missing, companions));
     }
     return json_loads(validation_json(value_or_raise(std::move(report))));
 }
@@ -276,9 +277,10 @@ PYBIND11_MODULE(rigport, m) {
     bind_error(m);
     bind_scene(m);
     m.def("load", &load_py, py::arg("source"), py::kw_only(), py::arg("name") = py::none(), py::arg("allow_outside") = false,
-          py::arg("allow_missing") = false,
+          py::arg("allow_missing") = false, py::arg("companions") = true,
           "Load a model: a path, a list of paths (one model, as `rigport convert` merges them), or bytes with name= (the file name "
-          "that picks the format). Returns a Scene; raises rigport.Error.");
+          "that picks the format); a mesh file given alone takes its companions unless companions=False (docs/cli.md "
+          "\"Companions\"). Returns a Scene; raises rigport.Error.");
     m.def("save", &save_py, py::arg("scene"), py::arg("path"), py::kw_only(), py::arg("format") = py::none(), py::arg("force") = false,
           py::arg("unit") = py::none(),
           "Write a scene atomically (format from format= or the extension; unit= as `rigport convert --unit`: None = the format's "
@@ -286,12 +288,14 @@ PYBIND11_MODULE(rigport, m) {
     m.def("convert", &convert_py, py::arg("inputs"), py::arg("output"),
           "convert(inputs, output, *, format=None, scale=None, rotate=None, meshtrans=None, force_joints=False, axis='bake', "
           "loop_key=False, images='auto', convert_images=False, fix_normals=False, clip_end=None, cal3d_dialect='imvu', "
-          "cal3d_binary=False, threads=0, allow_outside=False, allow_missing=False, force=False, unit=None, texture_path=None) -> dict: "
-          "what `rigport convert INPUT... -o OUTPUT` does (the same bytes), returning its --json record. texture_path: a folder or a "
-          "list of folders, as --texture-path.");
+          "cal3d_binary=False, threads=0, allow_outside=False, allow_missing=False, force=False, unit=None, texture_path=None, "
+          "companions=True) -> dict: what `rigport convert INPUT... -o OUTPUT` does (the same bytes), returning its --json record. "
+          "texture_path: a folder or a list of folders, as --texture-path; companions=False: --no-companions.");
     m.def("info", &info_py, py::arg("source"), py::kw_only(), py::arg("allow_outside") = false, py::arg("allow_missing") = false,
+          py::arg("companions") = true,
           "The dict `rigport info --json` prints for a path or a list of paths.");
     m.def("validate", &validate_py, py::arg("source"), py::kw_only(), py::arg("allow_outside") = false, py::arg("allow_missing") = false,
+          py::arg("companions") = true,
           "The dict `rigport validate --json` prints for a path or a list of paths.");
     m.def("sample", []() { return SceneRef{std::make_shared<rigport::Scene>(rigport::make_sample_scene())}; },
           "The built-in sample model (what `rigport sample` writes).");

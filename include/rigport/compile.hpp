@@ -76,6 +76,12 @@ bool is_cal3d_path(const std::string& path);
 // runs on the merged scene. Warnings land in the scene.
 Expected<Scene> compile(const std::vector<CompileInput>& inputs, const CompileOptions& options);
 
+// A model given as one mesh file (one input, one path) gets its companions (find_companions,
+// docs/cli.md "Companions") as inputs of their own after it, when options.companions; returns
+// them. Several inputs are left as given. The front doors that take a model's paths
+// (load_model, read_model_info, validate_model, run_conversion) call it; compile() does not.
+std::vector<std::string> add_companions(std::vector<CompileInput>& inputs, const LoadOptions& options);
+
 // The validation report of the scene compile() builds from the inputs as one model (a Cal3D
 // character, a mesh with its animation files): the loaders' warnings as Warning findings, then
 // validate_scene. A malformed input is an Error finding; the Error return is for inputs that

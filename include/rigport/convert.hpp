@@ -76,6 +76,7 @@ struct ConvertResult {
     std::vector<std::string> normal_swaps;  // --fix-normals: one message per mesh swapped
     Warnings write_warnings;        // images and the writer's; shown only when the write succeeded
     std::vector<std::string> inputs;   // every file read: the inputs and every file they named
+    std::vector<std::string> companions;  // the files beside a one-file model read with it (add_companions)
     std::vector<std::string> outputs;  // every file written (main output first)
     std::string written_format;     // Output::format: the registry name or the variant written
     uint64_t bytes = 0;             // of the main output
@@ -91,7 +92,7 @@ struct ConvertResult {
 ConvertResult run_conversion(const ConvertJob& job, const ConvertOptions& options);
 
 // A model as a JSON record (`convert --json`, `batch --report`; indented by 2): input, inputs,
-// status, outputs, counts (null when failed), warnings [{code, message, path, count}], error (null
+// companions, status, outputs, counts (null when failed), warnings [{code, message, path, count}], error (null
 // when converted), seconds.
 std::string conversion_json(const std::string& input, const ConvertResult& result);
 

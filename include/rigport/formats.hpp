@@ -23,6 +23,14 @@ struct StoredPart {
     std::vector<std::pair<std::string_view, uint64_t>> counts;  // in the file's order
 };
 
+// What a file listing one model's files names (a studiomdl .qc): its mesh files and its animation
+// files, as written (relative to the list's folder). Names the list's format leaves without an
+// extension come with the one it implies (a .qc's "idle" is "idle.smd").
+struct ModelList {
+    std::vector<std::string> meshes;
+    std::vector<std::string> animations;
+};
+
 struct FormatInfo {
     std::string_view name;                     // "iqm"
     std::string_view description;              // "Inter-Quake Model (binary)"
@@ -47,11 +55,17 @@ struct FormatInfo {
     // members. A batch converts them as part of this file, not as models of their own (may be null).
     Expected<std::vector<std::string>> (*named_files)(std::span<const uint8_t> bytes) = nullptr;
     // The extension of this format's animation files, which go with the mesh file of the same
-    // format beside them (MD5: ".md5anim" beside one ".md5mesh"); empty = none by name.
+    // format beside them whose stem begins theirs, the longest such stem winning (MD5: Bob.md5mesh
+    // takes Bob.md5anim and Bob_walk.md5anim; docs/cli.md "Companions"); empty = none by name.
     std::string_view animation_extension;
     // The unit of length the format defines, in metres (glTF 2.0 and IQM: 1, metres); 0 = the format
     // does not say. save_output converts a scene to it unless SaveOptions::unit says otherwise.
     double metres_per_unit = 0;
+    // Files beside a mesh file that say which animation files go with it (SMD: a studiomdl .qc,
+    // docs/cli.md "Companions"): their extension, and what one of them lists. Best effort over
+    // any bytes: what cannot be read as a list names nothing (may be null).
+    std::string_view model_list_extension;
+    ModelList (*model_list)(std::span<const uint8_t> bytes) = nullptr;
 };
 
 const std::vector<FormatInfo>& formats();

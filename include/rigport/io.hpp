@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rigport/error.hpp"
@@ -54,7 +55,48 @@ struct LoadOptions {
     // it, joined to the folder of the file that names it and made lexically normal ("a/../b" is
     // "b"); a name leading above that folder is refused unless allow_outside. Null = the disk.
     FileReader read_file = nullptr;
+    // A model given as one mesh file takes its companions, the animation files beside it that go
+    // with it (find_companions; docs/cli.md "Companions"). Honoured where a model is given by its
+    // paths: load_model, read_model_info, validate_model, run_conversion (add_companions); load()
+    // and compile() read exactly the files given. The CLI's --no-companions turns it off.
+    bool companions = true;
 };
+
+struct FormatInfo;
+
+// A folder as find_companions looks at it, read once for any number of models in it (batch):
+// its files by name, which animation files go with which mesh file by their stems, and the model
+// lists beside them (a .qc) with the files they name that exist.
+struct CompanionFolder {
+    std::string path;                // the folder as given; "" = the current folder
+    std::vector<std::string> names;  // its regular files (links to them too), sorted
+    // Mesh file name -> the names of the animation files of its format whose stem begins with its
+    // stem, no other mesh's longer stem beginning theirs (FormatInfo::animation_extension).
+    std::vector<std::pair<std::string, std::vector<std::string>>> by_stem;
+    struct List {
+        std::string path;  // the list file (folder/name)
+        const FormatInfo* format = nullptr;
+        // Files it names that exist, as path/name (a name in another letter case than the file
+        // beside it is taken as that file), of the list's format; confined to the folder and below
+        // unless LoadOptions::allow_outside.
+        std::vector<std::string> meshes, animations;
+    };
+    std::vector<List> lists;  // by name
+};
+// Empty when the folder cannot be listed, or when options.read_file is set (a storage has no listing).
+CompanionFolder read_companion_folder(const std::string& folder, const LoadOptions& options = {});
+
+// The companions of the mesh file at path: the animation files beside it that go with it, in the
+// order they are read (docs/cli.md "Companions"). By stem where the format names its animation
+// files by extension (MD5: Bob.md5mesh takes Bob.md5anim and Bob*.md5anim, an animation file going
+// to the mesh with the longest stem that begins its own); by a model list beside it where the
+// format has one (SMD: the animation SMDs that a .qc naming this reference for its $body, $model
+// or $bodygroup names in its $sequence and $animation lines; the first such .qc by name; without
+// one, none). None when options.companions is off, path is not a file on disk, or its folder
+// cannot be listed. options.on_read is told the list that named them.
+std::vector<std::string> find_companions(const std::string& path, const LoadOptions& options = {});
+// The same in a folder read before (path's folder).
+std::vector<std::string> find_companions(const std::string& path, const CompanionFolder& folder, const LoadOptions& options = {});
 
 // A LoadOptions::read_resource for a model at model_path: URIs are read relative to its folder,
 // each bounded by max_bytes, confined to that folder and below (after resolving '..' and

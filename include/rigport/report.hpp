@@ -56,13 +56,16 @@ std::string mesh_material_name(const Scene& scene, const Mesh& mesh);
 
 // One file as loaded (a .cfg with its members too); several (a Cal3D character, a mesh and its
 // animation files): the one scene `rigport convert` builds from them, before a writer's needs
-// (every influence, keys as they are).
-Expected<Scene> load_model(const std::vector<std::string>& paths, const LoadOptions& options = {});
+// (every influence, keys as they are). One mesh file takes its companions (add_companions, unless
+// options.companions is off); companions, when given, gets them.
+Expected<Scene> load_model(const std::vector<std::string>& paths, const LoadOptions& options = {},
+                           std::vector<std::string>* companions = nullptr);
 
 // What `rigport info` describes: the model as load_model gives it, plus the counts its file stores
 // per part (FormatInfo::stored_parts; one file only).
 struct ModelInfo {
     std::vector<std::string> paths;  // as given; the first names the model
+    std::vector<std::string> companions;  // the files beside it read with it (add_companions)
     Scene scene;
     const FormatInfo* format = nullptr;  // the scene's source format, when registered
     std::vector<StoredPart> parts;
@@ -70,7 +73,7 @@ struct ModelInfo {
 Expected<ModelInfo> read_model_info(const std::vector<std::string>& paths, const LoadOptions& options = {});
 
 // `rigport info --json`'s object (indented by 2, invalid UTF-8 replaced): for one scene alone, and
-// for a ModelInfo (adds "inputs" for several files and "<format>_<part>s").
+// for a ModelInfo (adds "companions", "inputs" for several files and "<format>_<part>s").
 std::string info_json(const std::string& path, const Scene& scene);
 std::string info_json(const ModelInfo& info);
 
@@ -81,7 +84,8 @@ std::optional<Expected<JpkPack>> read_pack_listing(const std::string& path);
 std::string pack_info_json(const std::string& path, const JpkPack& pack);
 
 // The report `rigport validate` gives: one file as stored (validate_file), several as the one
-// model convert builds (validate_compiled).
+// model convert builds (validate_compiled); one mesh file with companions (add_companions) as
+// several, the report's companions naming them.
 Expected<ValidationReport> validate_model(const std::vector<std::string>& paths, const LoadOptions& options = {});
 // `rigport validate --json`'s object (indented by 2).
 std::string validation_json(const ValidationReport& report);

@@ -38,6 +38,7 @@ struct ValidationReport {
     std::string format;
     std::vector<Finding> findings;
     std::vector<Tally> tallies;
+    std::vector<std::string> companions;  // files beside the model checked with it (validate_model)
 
     uint64_t count(Severity severity) const;
     // The count `key` of the tally `name`, when the checker measured it.

@@ -90,13 +90,17 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     options.threads = o.threads;
     options.load.on_read = [&write_options](const std::string& path) { write_options.protect.push_back(path); };
     if (o.clip_end) options.clip_end = *o.clip_end;
-    auto scene = compile(job.inputs, options);
+    // A model given as one mesh file reads its companions with it (docs/cli.md "Companions").
+    std::vector<CompileInput> inputs = job.inputs;
+    r.companions = add_companions(inputs, options.load);
+    auto scene = compile(inputs, options);
     if (!scene) return failed(scene.error(), false, false);
     r.read_warnings = std::move(scene->warnings);
     // The textures the materials name are inputs too, read or not (an IQM output only names its
     // texture): no output or side file may replace one. Relative names are looked up beside each
-    // input, as the model that named them may be any of them, and under the texture paths.
-    for (auto& in : job.inputs)
+    // input, as the model that named them may be any of them (companions included), and under the
+    // texture paths.
+    for (auto& in : inputs)
         for (auto& p : in.paths)
             for (auto& t : texture_files(*scene, std::filesystem::path(input_file(p)).parent_path().string(), o.images.texture_paths))
                 write_options.protect.push_back(t);
@@ -195,6 +199,7 @@ std::string conversion_json(const std::string& input, const ConvertResult& r) {
     Json j;
     j["input"] = input;
     j["inputs"] = r.inputs;
+    j["companions"] = r.companions;
     j["status"] = r.ok() ? "converted" : "failed";
     j["outputs"] = r.outputs;
     if (r.ok())

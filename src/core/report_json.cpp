@@ -129,26 +129,30 @@ std::string error_json(const Error& error) {
     return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-Expected<Scene> load_model(const std::vector<std::string>& paths, const LoadOptions& options) {
+Expected<Scene> load_model(const std::vector<std::string>& paths, const LoadOptions& options, std::vector<std::string>* companions) {
     if (paths.empty()) return make_error(ErrorCode::InvalidArgument, "no input given");
-    if (paths.size() == 1) return load(paths[0], options);
     std::vector<CompileInput> inputs;
     for (auto& p : paths) inputs.push_back(CompileInput{{p}, {}});
+    std::vector<std::string> taken = add_companions(inputs, options);
+    if (companions) *companions = taken;
+    if (inputs.size() == 1) return load(paths[0], options);
     CompileOptions compile_options;
     compile_options.load = options;
     return compile(inputs, compile_options);
 }
 
 Expected<ModelInfo> read_model_info(const std::vector<std::string>& paths, const LoadOptions& options) {
-    auto scene = load_model(paths, options);
+    std::vector<std::string> companions;
+    auto scene = load_model(paths, options, &companions);
     if (!scene) return scene.error();
     ModelInfo info;
     info.paths = paths;
+    info.companions = std::move(companions);
     info.scene = std::move(*scene);
     info.format = find_format(info.scene.meta.source_format);
     // Counts the file stores per part that the scene does not show (JOE: per frame, before
     // VDrift welds corners; docs/joe.md), when its format has them.
-    if (paths.size() == 1 && info.format && info.format->stored_parts)
+    if (paths.size() == 1 && info.companions.empty() && info.format && info.format->stored_parts)
         if (auto bytes = read_input(paths[0], options); bytes)
             if (auto stored = info.format->stored_parts(*bytes); stored) info.parts = std::move(*stored);
     return info;
@@ -158,6 +162,7 @@ std::string info_json(const std::string& path, const Scene& scene) { return dump
 
 std::string info_json(const ModelInfo& info) {
     Json j = scene_json(info.paths.front(), info.scene);
+    j["companions"] = info.companions;
     if (info.paths.size() > 1) j["inputs"] = info.paths;
     for (auto& part : info.parts) {
         Json counts = Json::object();
@@ -179,12 +184,15 @@ std::string pack_info_json(const std::string& path, const JpkPack& pack) {
 
 Expected<ValidationReport> validate_model(const std::vector<std::string>& paths, const LoadOptions& options) {
     if (paths.empty()) return make_error(ErrorCode::InvalidArgument, "no input given");
-    if (paths.size() == 1) return validate_file(paths[0], options);
     std::vector<CompileInput> inputs;
     for (auto& p : paths) inputs.push_back(CompileInput{{p}, {}});
+    std::vector<std::string> companions = add_companions(inputs, options);
+    if (inputs.size() == 1) return validate_file(paths[0], options);
     CompileOptions compile_options;
     compile_options.load = options;
-    return validate_compiled(inputs, compile_options);
+    auto report = validate_compiled(inputs, compile_options);
+    if (report) report->companions = std::move(companions);
+    return report;
 }
 
 std::string validation_json(const ValidationReport& r) {
@@ -194,6 +202,7 @@ std::string validation_json(const ValidationReport& r) {
     j["errors"] = r.count(Severity::Error);
     j["warnings"] = r.count(Severity::Warning);
     j["infos"] = r.count(Severity::Info);
+    j["companions"] = r.companions;
     // What a format's checker measured over stored data (IQM: "adjacency").
     for (auto& t : r.tallies) {
         Json counts = Json::object();

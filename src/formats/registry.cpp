@@ -67,8 +67,9 @@ const std::vector<FormatInfo>& formats() {
         // Valve SMD (docs/smd.md): reference, animation and .vta files in one row, told apart by their
         // sections; detected by "version" first. Writes a reference .smd with one animation SMD per
         // animation beside it (<stem>_<animation>.smd). Link lists hold any number of influences
-        // (studiomdl keeps the heaviest three itself).
-        FormatInfo{"smd", "Valve Studiomdl Data (.smd reference / animation, .vta flex; version 1)", {".smd", ".vta"}, &smd::detect, &smd::read, &smd::write, nullptr, 0, false, false, true},
+        // (studiomdl keeps the heaviest three itself). A reference SMD takes the animation SMDs
+        // that a .qc beside it names for its model (docs/cli.md "Companions").
+        FormatInfo{"smd", "Valve Studiomdl Data (.smd reference / animation, .vta flex; version 1)", {".smd", ".vta"}, &smd::detect, &smd::read, &smd::write, nullptr, 0, false, false, true, nullptr, nullptr, {}, 0, ".qc", &smd::read_qc},
         // Wavefront OBJ + .mtl (docs/obj.md): no magic, so claimed by extension only. Static meshes:
         // writes a <stem>.mtl beside it. One of the reference compiler's sources (it reads OBJ).
         FormatInfo{"obj", "Wavefront OBJ (+ .mtl materials), static meshes", {".obj"}, nullptr, &obj::read, &obj::write, nullptr, 0, false, false, true},

@@ -395,4 +395,12 @@ Expected<ValidationReport> validate_compiled(const std::vector<CompileInput>& in
     return detail::guarded(first_path(inputs), "validating", [&] { return validate_compiled_unguarded(inputs, options); });
 }
 
+std::vector<std::string> add_companions(std::vector<CompileInput>& inputs, const LoadOptions& options) {
+    // A model given as several files is read as given: the user chose its files.
+    if (!options.companions || inputs.size() != 1 || inputs.front().paths.size() != 1) return {};
+    std::vector<std::string> found = find_companions(inputs.front().paths.front(), options);
+    for (auto& c : found) inputs.push_back(CompileInput{{c}, {}});
+    return found;
+}
+
 }  // namespace rigport

@@ -495,8 +495,8 @@ TEST(BuildSystems, NinjaRebuildsOnlyWhatChanged) {
 namespace rigport::test {
 namespace {
 
-// An .md5mesh with its .md5anim files beside it is one model (FormatInfo::animation_extension);
-// beside two meshes, the animation files cannot be told apart and stay models of their own.
+// An .md5mesh with its .md5anim files beside it is one model (its companions, docs/cli.md
+// "Companions"): beside two meshes too, each takes the animation files that share its stem.
 TEST(Batch, MeshWithItsAnimationFilesIsOneModel) {
     const fs::path dir = files_dir();
     fs::create_directories(dir / "in/one");
@@ -516,10 +516,15 @@ TEST(Batch, MeshWithItsAnimationFilesIsOneModel) {
         if (e.path().extension() == ".md5anim") EXPECT_FALSE(fs::exists(dir / "out/one" / (e.path().stem().string() + ".glb"))) << e.path();
     size_t two = 0;
     for (auto& e : fs::directory_iterator(dir / "out/two")) two += e.path().extension() == ".glb";
-    EXPECT_EQ(two, 2 + 2 * anims) << "two meshes: each animation file is a model of its own";
+    EXPECT_EQ(two, 2u) << "two meshes, each with its own animation files";
+    for (const char* stem : {"a", "b"}) {
+        auto scene = load((dir / "out/two" / (std::string(stem) + ".glb")).string());
+        ASSERT_TRUE(scene) << scene.error().to_string();
+        EXPECT_EQ(scene->animations.size(), anims) << stem;
+    }
     const auto report_bytes = read_bytes(dir / "r.json");
     const auto report = json::parse(std::string(report_bytes.begin(), report_bytes.end()));
-    EXPECT_EQ(report.size(), 1 + 2 + 2 * anims);
+    EXPECT_EQ(report.size(), 3u);
 }
 
 }  // namespace

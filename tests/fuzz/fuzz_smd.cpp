@@ -1,14 +1,17 @@
 // libFuzzer target for the SMD reader (docs/fuzzing.md): reads the input as a reference SMD, an
 // animation SMD or a .vta, checks the scene and the error's line:col, validates, writes SMD back
-// (the reference and its animation SMD side files) and reads every file again.
+// (the reference and its animation SMD side files) and reads every file again. The same bytes also
+// go through the .qc reader (FormatInfo::model_list), which takes any bytes.
 #include <cstdint>
 #include <span>
 
 #include "fuzz_common.hpp"
+#include "rigport/formats.hpp"
 #include "rigport/validate.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::span<const uint8_t> bytes(data, size);
+    (void)rigport::find_format("smd")->model_list(bytes);
     rigport::LoadOptions options = fuzz::load_options();
     options.format = "smd";
     auto scene = rigport::load_bytes(bytes, "fuzz.smd", options);

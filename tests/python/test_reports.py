@@ -3,7 +3,7 @@
 import pytest
 import rigport
 
-from conftest import cli_json
+from conftest import cli_json, run_cli
 
 # One model per format, several files as one model, and the stored per-part counts (JOE).
 INFO_CASES = [
@@ -61,3 +61,25 @@ def test_validate_finds_what_is_wrong(tmp_path, sample_iqm):
     report = rigport.validate(bad)
     assert report["format"] == "iqm" and report["errors"] >= 1
     assert any(f["severity"] == "error" for f in report["findings"])
+
+
+def test_companions_keyword(cli, tmp_path):
+    # A mesh file alone takes the animation files beside it that share its stem (docs/cli.md
+    # "Companions"), as the CLI does; companions=False reads it alone, as --no-companions.
+    mesh = tmp_path / "Bob.md5mesh"
+    run_cli(cli, "sample", "-o", tmp_path / "sample.iqm")
+    run_cli(cli, "convert", tmp_path / "sample.iqm", "-o", mesh, "-q")
+    anims = sorted(str(p) for p in tmp_path.glob("Bob_*.md5anim"))
+    assert anims
+    got = rigport.info(mesh)
+    assert got == cli_json(cli, "info", "--json", mesh)
+    assert got["companions"] == anims and len(got["animations"]) == len(anims)
+    alone = rigport.info(mesh, companions=False)
+    assert alone == cli_json(cli, "info", "--json", "--no-companions", mesh)
+    assert alone["companions"] == [] and alone["animations"] == []
+    assert rigport.validate(mesh)["companions"] == anims
+    assert rigport.validate(mesh, companions=False)["companions"] == []
+    assert len(rigport.load(mesh).animations) == len(anims)
+    assert len(rigport.load(mesh, companions=False).animations) == 0
+    record = rigport.convert(mesh, tmp_path / "bob.glb", companions=False)
+    assert record["companions"] == []

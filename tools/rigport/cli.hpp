@@ -58,12 +58,25 @@ std::string printable(std::string_view text, size_t max_chars = 200);
 // (print_error, print_warning, batch's progress lines, convert's warnings).
 std::string terminal_text(std::string_view text);
 
+// --no-companions (docs/cli.md "Companions"), for every verb that loads models and for batch.
+inline void add_no_companions(CLI::App* command, bool& no_companions) {
+    command->add_flag("--no-companions", no_companions,
+                      "Read a mesh file alone: without the animation files beside it that go with it (MD5: <stem>*.md5anim; "
+                      "SMD: what a .qc beside it names)");
+}
+// What a one-file model took beside it (add_companions), as the line the verbs print on stderr:
+// "MODEL: with N companion file(s): A, B (--no-companions reads it alone)"; empty when none.
+std::string companions_line(const std::string& model, const std::vector<std::string>& companions);
+void print_companions(const std::string& model, const std::vector<std::string>& companions);
+
 // --allow-outside and --allow-missing, shared by every verb that loads models (docs/cli.md).
 struct LoadFlags {
     bool allow_outside = false;  // read files a model names outside its folder
     bool allow_missing = false;  // a missing part a model names is a warning, left out
     bool resample = false;       // FBX curves sampled at 30 keys per second besides their keys
+    bool no_companions = false;  // a mesh file is read alone, without the animation files beside it
     void add_to(CLI::App* command) {
+        add_no_companions(command, no_companions);
         command->add_flag("--allow-outside", allow_outside,
                           "Read files a model names (buffers, textures, .cfg members) outside its own folder; refused by default (exit 2)");
         command->add_flag("--allow-missing", allow_missing,
@@ -77,6 +90,7 @@ struct LoadFlags {
         o.allow_outside = allow_outside;
         o.allow_missing = allow_missing;
         o.resample_curves = resample;
+        o.companions = !no_companions;
         return o;
     }
 };

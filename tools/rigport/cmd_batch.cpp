@@ -42,12 +42,13 @@ struct BatchArgs {
     bool follow_links = false;  // --follow-links: symbolic links out of an INPUT folder are followed
     std::string unit;           // --unit: as convert's (docs/units.md); empty = the format's own
     TextureFlags textures;      // --texture-path DIR...: as convert's, passed on to its Ninja rules
+    bool no_companions = false;  // --no-companions: every file a model of its own
 };
 
 // One model: a file, or a .cfg with its members.
 struct Model {
     std::string input;   // the file (the .cfg), as found: the folder given joined with its path below it
-    std::vector<std::string> animations;  // animation files that go with it (FormatInfo::animation_extension)
+    std::vector<std::string> animations;  // its companions (find_companions), read with it
     std::string output;  // OUT_DIR / mirrored folders / stem + the format's extension
     std::optional<Error> refused;  // decided before any work: its output is another model's
 };
@@ -101,8 +102,9 @@ struct Plan {
 
 class Planner {
 public:
-    Planner(const fs::path& out_dir, const FormatInfo& format, bool follow_links)
-        : out_dir_(out_dir), extension_(format.extensions.front()), out_dir_identity_(identity(out_dir)), follow_links_(follow_links) {}
+    Planner(const fs::path& out_dir, const FormatInfo& format, bool follow_links, bool companions)
+        : out_dir_(out_dir), extension_(format.extensions.front()), out_dir_identity_(identity(out_dir)), follow_links_(follow_links),
+          companions_(companions) {}
 
     void add_input(const std::string& input) {
         std::error_code ec;
@@ -125,24 +127,30 @@ public:
         // converted again. Cal3D files no .cfg names stay models of their own.
         std::set<std::string> claimed;
         for (auto& f : files_) claimed.merge(named_files(f.path));
-        // A format's animation files (FormatInfo::animation_extension: .md5anim) go with the one
-        // mesh file of that format in their folder; with none or several there, each is its own model.
-        std::map<std::pair<std::string, const FormatInfo*>, std::vector<size_t>> meshes, animations;
-        for (size_t i = 0; i < files_.size(); ++i) {
-            const FormatInfo* f = find_format_by_extension(files_[i].path.string());
-            if (!f || f->animation_extension.empty()) continue;
-            const auto key = std::make_pair(files_[i].path.parent_path().string(), f);
-            (lower_extension(files_[i].path) == f->animation_extension ? animations : meshes)[key].push_back(i);
-        }
+        // A mesh file's companions (find_companions, docs/cli.md "Companions": MD5 by stem, SMD by
+        // a .qc) go with it and are not models of their own, unless they take companions themselves.
+        // Each folder is read once.
         std::map<size_t, std::vector<std::string>> with_mesh;
-        for (auto& [key, anims] : animations) {
-            auto mesh = meshes.find(key);
-            if (mesh == meshes.end() || mesh->second.size() != 1) continue;
-            for (size_t a : anims) {
-                with_mesh[mesh->second.front()].push_back(files_[a].path.string());
-                claimed.insert(files_[a].identity);
+        if (companions_) {
+            std::map<std::string, CompanionFolder> folders;
+            const LoadOptions options;
+            for (size_t i = 0; i < files_.size(); ++i) {
+                const FormatInfo* f = find_format_by_extension(files_[i].path.string());
+                if (!f || (f->animation_extension.empty() && !f->model_list)) continue;
+                const std::string folder = files_[i].path.parent_path().string();
+                auto it = folders.find(folder);
+                if (it == folders.end()) it = folders.emplace(folder, read_companion_folder(folder, options)).first;
+                auto found = find_companions(files_[i].path.string(), it->second, options);
+                if (!found.empty()) with_mesh[i] = std::move(found);
             }
+            for (auto& [i, found] : with_mesh)
+                for (auto& c : found) {
+                    const std::string id = identity(c);
+                    if (auto k = seen_.find(id); k == seen_.end() || !with_mesh.count(k->second)) claimed.insert(id);
+                }
         }
+        // Outputs are named after the models: two models for one output are a clash, decided here
+        // (the first in the order above writes it) and reported naming both.
         std::map<std::string, size_t> owner;  // output identity -> the model writing it
         for (size_t i = 0; i < files_.size(); ++i) {
             const Found& f = files_[i];
@@ -150,8 +158,11 @@ public:
             Model m{f.path.string(), with_mesh[i], f.output.string(), std::nullopt};
             auto [it, first] = owner.emplace(identity(f.output), plan_.models.size());
             if (!first) {
+                const std::string& other = plan_.models[it->second].input;
                 m.refused = make_error(ErrorCode::InvalidArgument,
-                                       fmt::format("the output '{}' is already written for '{}'", m.output, plan_.models[it->second].input));
+                                       fmt::format("'{}' and '{}' both have the output '{}': '{}' writes it, this one is not converted "
+                                                   "(rename one, or convert it on its own with another -o)",
+                                                   other, m.input, m.output, other));
                 m.refused->path = m.input;
             }
             plan_.models.push_back(std::move(m));
@@ -256,6 +267,7 @@ private:
     std::string_view extension_;
     std::string out_dir_identity_;
     bool follow_links_ = false;
+    bool companions_ = true;
     fs::path tree_;                      // the INPUT folder being walked, resolved
     std::string tree_name_;              // ... as given
     std::vector<std::string> walking_;   // the folders being walked, outermost first (identities)
@@ -359,7 +371,10 @@ public:
 
     void finished(const Model& model, const ModelResult& result) {
         std::string text;
-        if (!quiet_) append_warnings(result, text, WarningLimit{.hint = "--report FILE lists them all"});
+        if (!quiet_) {
+            if (!model.animations.empty()) text += companions_line(model.input, model.animations) + "\n";
+            append_warnings(result, text, WarningLimit{.hint = "--report FILE lists them all"});
+        }
         if (result.ok()) {
             if (!tty_) text += fmt::format("ok {} -> {}\n", terminal_text(model.input), terminal_text(model.output));
         } else {
@@ -573,7 +588,7 @@ int run_batch(const BatchArgs& a) {
     if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
         return fail(usage_error(fmt::format("-o '{}' is not a folder", a.out_dir)), exit_usage, false);
 
-    Planner planner(out_dir, *format, a.follow_links);
+    Planner planner(out_dir, *format, a.follow_links, !a.no_companions);
     for (auto& input : a.inputs) planner.add_input(input);
     Plan plan = planner.finish();
     if (plan.models.empty()) {
@@ -633,6 +648,8 @@ int run_batch(const BatchArgs& a) {
                 r.failed_writing = true;
                 r.inputs = {m.input};
             } else {
+                // The companions the plan found, given as inputs: the model is read as convert reads
+                // the mesh file alone (add_companions), without listing its folder again.
                 ModelJob job;
                 job.inputs = {CompileInput{{m.input}, {}}};
                 for (auto& a : m.animations) job.inputs.push_back(CompileInput{{a}, {}});
@@ -646,6 +663,7 @@ int run_batch(const BatchArgs& a) {
                 job.stage_into = &group;
                 try {
                     r = convert_model(job, options);
+                    r.companions = m.animations;
                 } catch (const std::exception& e) {  // out of memory: this model fails, the others go on
                     r = ModelResult{};
                     r.error = make_error(ErrorCode::LimitExceeded, e.what());
@@ -714,7 +732,7 @@ Verb add_batch(CLI::App& app) {
     sub->footer(
         "Folders are walked recursively (sorted) for files whose extension a format reads; a symbolic link leading out of an\n"
         "INPUT folder is skipped with a note (--follow-links follows it), a link to a folder inside is not followed.\n"
-        "a .cfg with the files it names is one model, a .jpk is skipped. The folder tree under each INPUT folder is\n"
+        "a .cfg with the files it names is one model, as is a mesh file with its companions (--no-companions), a .jpk is skipped. The folder tree under each INPUT folder is\n"
         "mirrored under OUT_DIR; each output is named <stem> + the format's first extension (.glb, .gltf, .iqm, .cfg ...).\n"
         "Each model is converted as 'rigport convert MODEL -o OUT --format FMT' would. Ends with\n"
         "'N converted, M failed, W warnings in T s' on stderr. Exit 0 when every model converted, else the most severe\n"
@@ -730,6 +748,7 @@ Verb add_batch(CLI::App& app) {
                     "Write a Ninja build file with one edge per model (rigport convert --ninja-deps, which Ninja records for any file name but one with a line break) instead of converting: "
                     "`ninja -f FILE` then rebuilds only the models whose files changed");
     sub->add_option("--unit", args->unit, "Output unit, as convert's --unit: keep, or m, cm, inch ...; default: the format's own (metres for glTF and IQM)");
+    add_no_companions(sub, args->no_companions);
     sub->add_flag("--follow-links", args->follow_links,
                   "Follow symbolic links (to files and folders) that lead out of an INPUT folder; by default they are skipped with a note");
     args->textures.add_to(sub);

@@ -209,6 +209,7 @@ int run_convert(const ConvertArgs& a) {
     const std::string input = job.inputs.front().paths.front();
     const ModelResult result = convert_model(job, *options);
     if (!a.quiet) {
+        print_companions(input, result.companions);
         std::string warnings;
         append_warnings(result, warnings, WarningLimit{.every_warning = a.verbose});
         fmt::print(stderr, "{}", warnings);

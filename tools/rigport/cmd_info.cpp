@@ -131,6 +131,7 @@ Verb add_info(CLI::App& app) {
                     if (auto listed = info_pack(args->path, args->json)) return *listed;
                 auto info = read_model_info(args->paths, args->load.load_options());
                 if (!info) return fail(info.error(), read_exit_code(info.error()), args->json);
+                print_companions(args->path, info->companions);
                 const Scene* scene = &info->scene;
                 const FormatInfo* format = info->format;
                 const std::vector<StoredPart>& parts = info->parts;

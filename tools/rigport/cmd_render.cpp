@@ -91,6 +91,7 @@ int run_render(const RenderArgs& a) {
     CompileOptions compile_options;
     compile_options.load = a.load.load_options();
     compile_options.load.on_read = [&write_options](const std::string& path) { write_options.protect.push_back(path); };
+    print_companions(a.inputs.front(), add_companions(inputs, compile_options.load));
     auto scene = compile(inputs, compile_options);
     if (!scene) return fail(scene.error(), read_exit_code(scene.error()), false);
     Warnings warnings = std::move(scene->warnings);

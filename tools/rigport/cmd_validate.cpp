@@ -56,6 +56,7 @@ Verb add_validate(CLI::App& app) {
                 auto report = validate_model(args->paths, args->load.load_options());
                 if (!report) return fail(report.error(), read_exit_code(report.error()), args->json);
                 const ValidationReport& r = *report;
+                print_companions(path, r.companions);
                 if (args->json)
                     fmt::print("{}\n", validation_json(r));
                 else

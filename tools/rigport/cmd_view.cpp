@@ -85,9 +85,12 @@ int run_view(const ViewArgs& a) {
     // What the info panel shows: `rigport info --json` of the model.
     LoadOptions info_options = a.load.load_options();
     info_options.on_read = [&write_options](const std::string& path) { write_options.protect.push_back(path); };
-    auto plain = load_model(a.inputs, info_options);
+    std::vector<std::string> companions;
+    auto plain = load_model(a.inputs, info_options, &companions);
     if (!plain) return fail(plain.error(), read_exit_code(plain.error()), false);
+    print_companions(a.inputs.front(), companions);
     Json info = Json::parse(info_json(a.inputs.front(), *plain));
+    info["companions"] = companions;
     if (a.inputs.size() > 1) info["inputs"] = a.inputs;
 
     // The model as `convert MODEL -o MODEL.glb` writes it, textures inside, kept in memory.

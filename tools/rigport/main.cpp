@@ -16,6 +16,18 @@ void print_warnings(const Warnings& warnings) {
     for (auto& line : warning_lines(warnings.items)) print_warning(line.text);
 }
 
+std::string companions_line(const std::string& model, const std::vector<std::string>& companions) {
+    if (companions.empty()) return {};
+    std::string files;
+    for (auto& c : companions) files += (files.empty() ? "" : ", ") + c;
+    return terminal_text(fmt::format("{}: with {} companion file{}: {} (--no-companions reads it alone)", model, companions.size(),
+                                     companions.size() == 1 ? "" : "s", files));
+}
+
+void print_companions(const std::string& model, const std::vector<std::string>& companions) {
+    if (!companions.empty()) fmt::print(stderr, "{}\n", companions_line(model, companions));
+}
+
 int read_exit_code(const Error& error) {
     switch (error.code) {
         case ErrorCode::InvalidArgument: return exit_usage;

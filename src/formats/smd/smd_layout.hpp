@@ -10,6 +10,7 @@
 #include <string>
 
 #include "rigport/error.hpp"
+#include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 #include "rigport/scene.hpp"
 
@@ -47,5 +48,8 @@ bool detect(std::span<const uint8_t> bytes);
 Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options);
 // A reference SMD with one <stem>_<animation>.smd side file per animation.
 Expected<Output> write(const Scene& scene, const std::string& path, const SaveOptions& options);
+// A studiomdl .qc's model: the files of its $body, $model and $bodygroup lines (meshes) and of its
+// $sequence and $animation lines (animations, with every later word that could name a file).
+ModelList read_qc(std::span<const uint8_t> bytes);
 
 }  // namespace rigport::smd
