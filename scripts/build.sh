@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Configures and builds rigport: scripts/build.sh [BUILD_DIR [BUILD_TYPE [extra cmake arguments...]]]
+# Configures and builds rigport (the library, the CLI, the Python module and, unless
+# -DRIGPORT_TESTS=OFF, the tests): scripts/build.sh [BUILD_DIR [BUILD_TYPE [extra cmake arguments...]]]
 # Defaults: build/ and RelWithDebInfo. Example: scripts/build.sh build-asan RelWithDebInfo -DRIGPORT_SANITIZE=address,undefined
 set -euo pipefail
 
@@ -19,5 +20,7 @@ if [ ! -f "$build_dir/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; the
   generator=(-G Ninja)
 fi
 
-cmake -S "$root" -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE="$build_type" "$@"
+# The Python module is part of the build (docs/python.md) unless the arguments say otherwise; a
+# later -DRIGPORT_PYTHON=OFF wins. (A sanitizer build leaves it out by itself.)
+cmake -S "$root" -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE="$build_type" -DRIGPORT_PYTHON=ON "$@"
 cmake --build "$build_dir" -j "$(nproc)"

@@ -3,29 +3,45 @@
 # node + npm (Debian's, only when missing), Debian's sources of meshoptimizer, simdjson and fmt for
 # the statically linked CLI (.deps/src), and the pinned JS test oracles in tests/js (npm ci).
 # Everything already in place is skipped, so a re-run costs a few dpkg queries and one hash.
+#   scripts/setup.sh           everything: the build, the tests and their oracles (scripts/test.sh)
+#   scripts/setup.sh --build   only what building the library, the CLI and the Python module and
+#                              running the demo need (scripts/demo.sh): no test frameworks, peers,
+#                              Blender or Chromium
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
+build_only=0
+if [ "${1:-}" = "--build" ]; then build_only=1; fi
+
+# Building: the compiler, CMake and the libraries rigport links; the Python module's headers
+# (and numpy, which its arrays are); zip for the Blender add-on's package.
 packages=(
   build-essential cmake ninja-build g++ pkg-config
-  libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libglm-dev libmeshoptimizer-dev libsimdjson-dev libstb-dev libpugixml-dev libfast-float-dev zlib1g-dev libdeflate-dev
-  clang-14 libclang-rt-14-dev
-  assimp-utils libassimp-dev libcal3d12-dev
-  python3 time zip
-  python3-dev python3-pybind11 pybind11-dev python3-numpy python3-pytest
-  blender
-  chromium
+  python3 python3-dev python3-pybind11 pybind11-dev python3-numpy zip
 )
+# Testing: GoogleTest, Benchmark, clang for the sanitizer and fuzz builds, the peers the tests
+# compare with (assimp, libcal3d), pytest, Blender for the add-on and Chromium for the viewer.
+if [ "$build_only" -eq 0 ]; then
+  packages+=(
+    libgtest-dev libgmock-dev libbenchmark-dev
+    clang-14 libclang-rt-14-dev
+    assimp-utils libassimp-dev libcal3d12-dev
+    time python3-pytest
+    blender
+    chromium
+  )
+fi
 
 sudo=()
 if [ "$(id -u)" -ne 0 ]; then
   sudo=(sudo)
 fi
 
-# node and npm run the glTF oracles (tests/js). A node from elsewhere on PATH is kept as it is.
+# node and npm install the three.js `rigport view` embeds, and run the glTF oracles (tests/js). A
+# node from elsewhere on PATH is kept as it is.
 if ! command -v node >/dev/null 2>&1; then packages+=(nodejs); fi
 if ! command -v npm >/dev/null 2>&1; then packages+=(npm); fi
 

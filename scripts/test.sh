@@ -20,7 +20,7 @@ ctest --test-dir build --output-on-failure -j2
 # the whole suite inside its time budget; the normal build above stays g++.
 echo "== build-asan/ (clang-14, address,undefined; shared library) at ${SECONDS} s"
 scripts/build.sh build-asan RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DRIGPORT_SANITIZE=address,undefined -DBUILD_SHARED_LIBS=ON
+  -DRIGPORT_SANITIZE=address,undefined -DBUILD_SHARED_LIBS=ON -DRIGPORT_PYTHON=OFF
 ASAN_OPTIONS="halt_on_error=1:print_stacktrace=1:detect_stack_use_after_return=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \
   ctest --test-dir build-asan --output-on-failure -j2

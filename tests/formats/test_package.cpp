@@ -93,6 +93,16 @@ TEST_F(Package, InstalledPackageBuildsAndRunsTheEmbeddingExample) {
     Shell pc_run = shell(quoted(dir / "pc_embed") + args);
     ASSERT_EQ(pc_run.code, 0) << pc_run.output;
     EXPECT_EQ(pc_run.output, cmake_run.output);
+    // The static library is position-independent: it links into a shared object (a Python module,
+    // an engine's plugin), which a library built without -fPIC cannot (relocation R_X86_64_32...).
+    const fs::path plugin = dir / "plugin.cpp";
+    {
+        const std::string code = "#include <rigport/rigport.hpp>\nextern \"C\" int plugin_joints(const char* path) {\n"
+                                  "    auto s = rigport::load(path);\n    return s ? int(s->skeleton.joints.size()) : -1;\n}\n";
+        write_bytes(plugin, std::vector<uint8_t>(code.begin(), code.end()));
+    }
+    Shell shared = shell("c++ -std=c++20 -O1 -shared -fPIC " + quoted(plugin) + " -o " + quoted(dir / "plugin.so") + " " + flags.output);
+    EXPECT_EQ(shared.code, 0) << "a shared object linking librigport.a:\n" << shared.output;
 
     // The printed matrix is the library's own, for the file loaded from its path.
     EXPECT_NE(cmake_run.output.find(std::string("rigport ") + RIGPORT_VERSION_STRING), std::string::npos) << cmake_run.output;
