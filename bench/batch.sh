@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Batch conversion benchmark (README, "Many files: batch and JPK extract"): generates a folder of N models of mixed formats from the
+# Batch conversion benchmark (docs/speed.md, "Many files: batch and JPK extract"): generates a folder of N models of mixed formats from the
 # built-in sample (IQM, IQE, glTF binary, VDrift JOE, Cal3D .cfg characters with their parts,
 # MD5 mesh + animations), then times `rigport batch GEN -o OUT --format FMT -j J` for each J,
 # REPEAT times, and prints the median wall time, the median user+system CPU time and models per

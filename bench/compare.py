@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""rigport against its peers, whole process, in one run (README, "Speed").
+"""rigport against its peers, whole process, in one run (docs/speed.md).
 
 Each row runs rigport and the peer that does the same job on the same input, interleaved
 (rigport, peer, rigport, peer ...), REPEAT times after one warm-up each, and prints the median

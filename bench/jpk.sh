@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# JPK extract benchmark (README, "Many files: batch and JPK extract"): generates a pack of 737 members (~510 KB, in 8
+# JPK extract benchmark (docs/speed.md, "Many files: batch and JPK extract"): generates a pack of 737 members (~510 KB, in 8
 # folders, sizes 64..1,264 bytes from a fixed seed) with `rigport pack create`, then times
 # `rigport pack extract PACK -o OUT` into an existing folder (every member replaced, as a
 # re-extract does; with --fresh into a new folder each time) REPEAT times for each binary,

@@ -1,6 +1,6 @@
 # The CLI without C++ shared libraries: a run of `rigport` on a small file is mostly process start,
 # and loading libstdc++.so, libfmt, libmeshoptimizer, libsimdjson, libpugixml, libstb and libz cost ~1 ms
-# of it (measured: README "Speed"). Debian ships static archives of pugixml, stb and libdeflate only, so
+# of it (measured: docs/speed.md). Debian ships static archives of pugixml, stb and libdeflate only, so
 # meshoptimizer, simdjson and fmt are compiled here from Debian's own source packages at the
 # installed versions (scripts/fetch_static_deps.sh puts them in .deps/src/), and libstdc++/libgcc
 # are linked statically. The library itself, its installed package and the tests' links are unchanged.

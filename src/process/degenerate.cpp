@@ -1,5 +1,5 @@
-// Degenerate triangles: the one rule every route of the compiler applies (README, "Where rigport's
-// IQM output differs"; docs/iqm.md §3.2 step 4, where the reference compiler drops them).
+// Degenerate triangles: the one rule every route of the compiler applies (docs/iqm.md §5.1, "Where
+// rigport's IQM output differs"; §3.2 step 4, where the reference compiler drops them).
 #include "rigport/process.hpp"
 
 namespace rigport {

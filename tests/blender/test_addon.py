@@ -40,7 +40,7 @@ def install_addon(work):
         sys.exit("BLENDER_USER_SCRIPTS must point into the test's work folder")
     package = os.path.join(SOURCE, "blender", "rigport_io")
     if shutil.which("zip"):
-        # The README's command, `cd blender && zip -r rigport_io.zip rigport_io`, on a copy of the
+        # The command of docs/blender.md, `cd blender && zip -r rigport_io.zip rigport_io`, on a copy of the
         # folder (the source tree stays as it is).
         folder = os.path.join(work, "blender")
         shutil.rmtree(folder, ignore_errors=True)

@@ -1,6 +1,6 @@
 // Outputs stay byte-identical: every writable format is produced from the built-in sample, a
 // generated model and corpus files through the CLI, and each output folder's digest is compared
-// with tests/golden/output_digests.txt, written by the code before the speed work recorded in the README's "Speed".
+// with tests/golden/output_digests.txt, written by the code before the speed work recorded in docs/speed.md.
 // A deliberate output change regenerates the table: RIGPORT_UPDATE_DIGESTS=1 ./rigport_tests
 // --gtest_filter='OutputDigests.*' (then review the diff of the table in the commit).
 #include <gtest/gtest.h>

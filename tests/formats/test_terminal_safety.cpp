@@ -1,5 +1,5 @@
-// What a model file can make the CLI print, through the real binary (README "Your files are safe",
-// docs/cli.md "Messages"): names and paths from a file never reach stderr as raw control bytes
+// What a model file can make the CLI print, through the real binary (docs/reliability.md "Messages are safe
+// to print", docs/cli.md "Messages"): names and paths from a file never reach stderr as raw control bytes
 // (a material named ESC ]0;... BEL CR ESC [2K would retitle the terminal and erase the line),
 // while --json and --report keep them exact; `batch` does not follow symbolic links out of its
 // folders (a link to a file elsewhere would put that file's text into the log and the report)

@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     app.footer([] { return formats_help() + "\nExit codes: 0 ok, 1 usage, 2 read error, 3 unsupported, 4 write error, 5 validation failed."; });
 
     // A run names its verb first: only that verb's options are built (building all nine is
-    // about a fifth of a small run; README "FBX read against ufbx"). Anything else (--help,
+    // about a fifth of a small run; docs/speed.md "FBX read against ufbx"). Anything else (--help,
     // --version, a mistyped verb) gets all of them, for the full help and the nearest verb.
     using AddVerb = Verb (*)(CLI::App&);
     static constexpr std::pair<const char*, AddVerb> all_verbs[] = {
