@@ -10,7 +10,7 @@ cd "$root"
 scripts/setup.sh
 
 echo "== build/ (RelWithDebInfo) at ${SECONDS} s"
-scripts/build.sh build RelWithDebInfo -DRIGPORT_PYTHON=ON
+scripts/build.sh build RelWithDebInfo -DRIGPORT_PYTHON=ON -DRIGPORT_TESTS=ON
 ctest --test-dir build --output-on-failure -j2
 
 # Built as a shared library (BUILD_SHARED_LIBS): the tests and the CLI then link librigport.so,

@@ -56,7 +56,7 @@ struct Media {
 }  // namespace
 
 void read_materials(const Objects& objects, Scene& scene, std::unordered_map<uint32_t, int32_t>& material_of) {
-    Media media{objects, scene};
+    Media media{objects, scene, {}, 0, 0};
     for (uint32_t i = 0; i < objects.list.size(); ++i) {
         if (objects[i].kind != "Material") continue;
         const Object& o = objects[i];
