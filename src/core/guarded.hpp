@@ -1,4 +1,4 @@
-// The last guard of "no exception crosses the API" (STYLE.md convention 2; docs/cli.md, "Bounded work"): each
+// The last guard of "no exception crosses the API" (docs/cli.md, "Bounded work"): each
 // public entry point runs its body through guarded(), which turns std::bad_alloc (and
 // std::length_error, a size no allocator can give) into LimitExceeded "out of memory while ...",
 // and any other exception into an Error, each naming the path. The readers and writers themselves

@@ -105,12 +105,7 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
 
     const bool embed = options.mode == ImageOptions::Mode::Embed ||
                        (options.mode == ImageOptions::Mode::Auto && ends_with_glb(output_path));
-    detail::TextureSearch search;
-    search.model_dir = options.search_dir;
-    search.texture_paths = options.texture_paths;
-    search.root = options.root;
-    search.allow_outside = options.allow_outside;
-    detail::TextureFinder finder(std::move(search));
+    detail::TextureFinder finder(detail::texture_search(options));
     std::vector<GltfImage> out;
     for (const std::string& uri : uris) {
         GltfImage image{uri, {}, {}, {}};

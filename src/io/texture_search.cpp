@@ -191,4 +191,13 @@ std::vector<std::string> TextureFinder::places(const std::string& name) const {
     return out;
 }
 
+TextureSearch texture_search(const ImageOptions& options) {
+    TextureSearch search;
+    search.model_dir = options.search_dir;
+    search.texture_paths = options.texture_paths;
+    search.root = options.root;
+    search.allow_outside = options.allow_outside;
+    return search;
+}
+
 }  // namespace rigport::detail

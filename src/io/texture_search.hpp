@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "rigport/images.hpp"
+
 namespace rigport::detail {
 
 // The extensions tried for a name without one, or in place of its own when that file is absent, in
@@ -19,6 +21,10 @@ struct TextureSearch {
     std::string root;                        // the model's confinement root; empty = model_dir
     bool allow_outside = false;
 };
+
+// The search ImageOptions describe (its model folder, texture paths, root and allow_outside), as
+// convert's images and render's textures both use it.
+TextureSearch texture_search(const ImageOptions& options);
 
 struct TextureLookup {
     std::string file;     // the file found, as joined (not resolved); empty when none was

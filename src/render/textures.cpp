@@ -58,12 +58,7 @@ Expected<std::vector<std::shared_ptr<const RenderImage>>> load_render_textures(c
     // Each material's first diffuse map, grouped by the file or embedded image it names.
     std::vector<Texture> textures;
     std::unordered_map<std::string, size_t> by_key;
-    detail::TextureSearch search;
-    search.model_dir = options.search_dir;
-    search.texture_paths = options.texture_paths;
-    search.root = options.root;
-    search.allow_outside = options.allow_outside;
-    detail::TextureFinder finder(std::move(search));
+    detail::TextureFinder finder(detail::texture_search(options));
     for (size_t m = 0; m < scene.materials.size(); ++m) {
         auto map = std::find_if(scene.materials[m].maps.begin(), scene.materials[m].maps.end(),
                                 [](const TextureMap& t) { return t.type == TextureType::Diffuse; });

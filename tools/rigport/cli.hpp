@@ -17,7 +17,7 @@
 
 namespace rigport::cli {
 
-// Distinct exit codes per failure class (STYLE.md rule 15; docs/cli.md "Exit codes").
+// Distinct exit codes per failure class (docs/cli.md "Exit codes").
 enum Exit : int {
     exit_ok = 0,
     exit_usage = 1,        // bad arguments or options; nothing was read
