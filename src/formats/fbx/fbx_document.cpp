@@ -50,6 +50,13 @@ bool Node::numbers_of(std::vector<double>& out) const {
     return true;
 }
 
+size_t Node::number_count() const {
+    if (properties.size() == 1 && properties[0].is_array()) return properties[0].count;
+    for (auto& p : properties)
+        if (!p.is_number()) return 0;
+    return properties.size();
+}
+
 bool Node::integers_of(std::vector<int64_t>& out) const {
     out.clear();
     if (properties.size() == 1 && properties[0].is_array()) {

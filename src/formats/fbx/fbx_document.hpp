@@ -106,6 +106,8 @@ struct Node {
     // The node's numbers as one array: its array property, or all its number properties (6.x
     // ASCII writes arrays as plain value lists). False when another kind of value is present.
     bool numbers_of(std::vector<double>& out) const;
+    // How many numbers numbers_of gives (0 when it would fail), without making the copy.
+    size_t number_count() const;
     bool integers_of(std::vector<int64_t>& out) const;
 };
 

@@ -131,6 +131,25 @@ struct Builder {
     std::vector<int64_t> corner_values;
     std::vector<uint32_t> slots;
 
+    // Room for about `vertices` vertices and `triangles` triangles, so the lists are not copied
+    // as they grow (an estimate: the table and lists still grow past it).
+    void reserve(size_t vertices, size_t triangles, size_t key_size, size_t uv_sets, size_t color_sets, bool normals, bool shaped) {
+        mesh.positions.reserve(vertices);
+        if (normals) mesh.normals.reserve(vertices);
+        mesh.texcoords.resize(uv_sets);
+        for (auto& t : mesh.texcoords) t.reserve(vertices);
+        mesh.colors.resize(color_sets);
+        for (auto& c : mesh.colors) c.reserve(vertices);
+        mesh.triangles.reserve(triangles);
+        if (shaped) {
+            point_of.reserve(vertices);
+            if (normals) raw_normal.reserve(vertices);
+        }
+        corner_values.reserve(vertices * key_size);
+        size_t table = 64;
+        while (table < (vertices + 1) * 2) table *= 2;
+        slots.assign(table, 0);
+    }
     static uint64_t hash(const int64_t* values, size_t n) {
         uint64_t h = 0;
         for (size_t i = 0; i < n; ++i) {
@@ -243,6 +262,12 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
                               m[2][0] * (m[0][1] * m[1][2] - m[1][1] * m[0][2]) < 0;
 
     std::map<int32_t, Builder> by_material;  // scene material index -> mesh being built
+    const size_t key_size = 2 + uvs.size() + colors.size();
+    const bool shaped = !place.shapes.empty();  // morph targets need each vertex's point and file normal
+    // A mesh per material slot has about its share of the control points as vertices; no more than
+    // there are corners, and no more than 4M reserved ahead (a file of few distinct corners must
+    // not make a large reservation).
+    const size_t reserved_vertices = std::min({size_t(point_count) / std::max<size_t>(1, place.materials.size()), corners, size_t(1) << 22});
     size_t corner = 0, polygon = 0, dropped = 0, missing_values = 0;
     std::vector<uint32_t> poly;
     std::vector<int64_t> key;  // a corner's values: control point, normal, UV and colour indices
@@ -265,7 +290,9 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
             slot = m >= 0 && m < 2147483648.0 ? int32_t(m) : -1;
         }
         const int32_t scene_material = slot >= 0 && size_t(slot) < place.materials.size() ? place.materials[size_t(slot)] : -1;
-        Builder& b = by_material[scene_material];
+        auto [built, created] = by_material.try_emplace(scene_material);
+        Builder& b = built->second;
+        if (created) b.reserve(reserved_vertices, corners / 3, key_size, uvs.size(), colors.size(), normals.present, shaped);
         poly.clear();
         for (size_t c = first; c < end; ++c) {
             const int64_t v = polygon_vertex[c] < 0 ? ~polygon_vertex[c] : polygon_vertex[c];
@@ -287,7 +314,7 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
             const uint32_t vertex = b.vertex_of(key.data(), key.size(), fresh);
             if (fresh) {
                 Mesh& mesh = b.mesh;
-                b.point_of.push_back(v);
+                if (shaped) b.point_of.push_back(v);
                 const auto p = apply(m, &points[size_t(v) * 3], 1);
                 mesh.positions.push_back({float(p[0]), float(p[1]), float(p[2])});
                 size_t at = 1;
@@ -296,7 +323,7 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
                 if (normals.present) {
                     std::array<double, 3> raw{};
                     if (n >= 0) raw = {normals.values[size_t(n) * 3], normals.values[size_t(n) * 3 + 1], normals.values[size_t(n) * 3 + 2]};
-                    b.raw_normal.push_back(raw);
+                    if (shaped) b.raw_normal.push_back(raw);
                     mesh.normals.push_back(place_normal(nm, raw));
                 }
                 mesh.texcoords.resize(uvs.size());
@@ -315,7 +342,8 @@ bool read_mesh(const Object& geometry, const MeshPlacement& place, const LoadOpt
                 }
                 if (place.skin) {
                     if (mesh.skin.offsets.empty()) mesh.skin.offsets.push_back(0);
-                    for (const Influence& inf : (*place.skin)[size_t(v)]) mesh.skin.influences.push_back(inf);
+                    const Influence* from = place.skin->begin(uint32_t(v));
+                    mesh.skin.influences.insert(mesh.skin.influences.end(), from, from + place.skin->count(uint32_t(v)));
                     mesh.skin.offsets.push_back(uint32_t(mesh.skin.influences.size()));
                 } else if (place.rigid_joint >= 0) {
                     if (mesh.skin.offsets.empty()) mesh.skin.offsets.push_back(0);

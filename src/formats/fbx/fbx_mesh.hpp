@@ -43,7 +43,7 @@ struct MorphBinding {
 
 struct MeshPlacement {
     Mat4 matrix;                                          // control points -> the scene's space
-    const std::vector<std::vector<Influence>>* skin = nullptr;  // per control point, or null
+    const SkinInfluences* skin = nullptr;                 // per control point, or null
     int32_t rigid_joint = -1;                             // unskinned: every vertex bound to it
     std::vector<int32_t> materials;                       // the model's material slots -> Scene::materials
     std::string name;

@@ -288,7 +288,7 @@ private:
                 place.version = doc_.version;
                 for (uint32_t mat : objects_.children_of(model, "Material")) place.materials.push_back(material_of_.count(mat) ? material_of_[mat] : -1);
                 const Mat4 geometric = geometric_matrix(transforms_[m]);
-                std::vector<std::vector<Influence>> influences;
+                SkinInfluences influences;
                 auto skin = skins_.find(g);
                 if (skin != skins_.end() && !skin->second.clusters.empty()) {
                     // Control points to the bind pose's space: the mesh where it was bound. A
@@ -298,17 +298,26 @@ private:
                     const Cluster& first = skin->second.clusters[0];
                     const Mat4 mesh_bind = first.transform && first.transform_link ? multiply(*first.transform_link, *first.transform) : bind_[m];
                     place.matrix = multiply(mesh_bind, geometric);
-                    std::vector<double> points;
-                    if (const Node* v = objects_[g].node->child("Vertices")) (void)v->numbers_of(points);
-                    influences.assign(points.size() / 3, {});
-                    for (const Cluster& c : skin->second.clusters) {
-                        const int32_t joint = joint_of_[c.bone];
+                    const Node* v = objects_[g].node->child("Vertices");
+                    const size_t points = v ? v->number_count() / 3 : 0;
+                    // Per control point, its influences in cluster order, packed as offsets and one
+                    // list: counted first, then placed (one allocation each, not one per point).
+                    auto counts_toward = [](const Cluster& c, size_t k) { return c.weights[k] > 0 && std::isfinite(c.weights[k]); };
+                    influences.offsets.assign(points + 1, 0);
+                    for (const Cluster& c : skin->second.clusters)
                         for (size_t k = 0; k < c.indexes.size(); ++k) {
                             const int64_t p = c.indexes[k];
-                            if (p < 0 || size_t(p) >= influences.size())
-                                return fail(objects_[g].node, fmt::format("geometry '{}': a cluster names control point {} of {}", detail::excerpt(objects_[g].name), p, influences.size()));
-                            if (c.weights[k] > 0 && std::isfinite(c.weights[k])) influences[size_t(p)].push_back({uint32_t(joint), float(c.weights[k])});
+                            if (p < 0 || size_t(p) >= points)
+                                return fail(objects_[g].node, fmt::format("geometry '{}': a cluster names control point {} of {}", detail::excerpt(objects_[g].name), p, points));
+                            if (counts_toward(c, k)) ++influences.offsets[size_t(p) + 1];
                         }
+                    for (size_t p = 0; p < points; ++p) influences.offsets[p + 1] += influences.offsets[p];
+                    influences.influences.resize(influences.offsets[points]);
+                    std::vector<uint32_t> next(influences.offsets.begin(), influences.offsets.end() - 1);
+                    for (const Cluster& c : skin->second.clusters) {
+                        const int32_t joint = joint_of_[c.bone];
+                        for (size_t k = 0; k < c.indexes.size(); ++k)
+                            if (counts_toward(c, k)) influences.influences[next[size_t(c.indexes[k])]++] = {uint32_t(joint), float(c.weights[k])};
                     }
                     place.skin = &influences;
                 } else {
