@@ -347,7 +347,7 @@ TEST(FbxRead, EmbeddedTextureImagesAreKept) {
                             fbx::Property raw;
                             raw.type = 'R';
                             raw.text = expected;
-                            c.properties = {raw};
+                            c.properties = doc->copy(std::span<const fbx::Property>(&raw, 1));
                         }
     auto binary = load_bytes(FbxBinaryWriter(7400, false, false).write(*doc), "quad.fbx");
     ASSERT_TRUE(binary) << binary.error().to_string();
@@ -467,7 +467,7 @@ TEST(FbxRead, AnUnknownPropertyTypeIsSkippedByItsListsLength) {
     ASSERT_TRUE(doc) << doc.error().to_string();
     fbx::Node audio;
     audio.name = "AudioLayer";
-    audio.properties.resize(3);
+    audio.properties = doc->make<fbx::Property>(3);
     audio.properties[0].type = 'L';
     audio.properties[0].integer = 7;
     audio.properties[0].number = 7;
@@ -476,7 +476,9 @@ TEST(FbxRead, AnUnknownPropertyTypeIsSkippedByItsListsLength) {
     audio.properties[2].type = 'L';
     audio.properties[2].integer = 8;
     audio.properties[2].number = 8;
-    doc->root.children.insert(doc->root.children.begin(), audio);
+    std::vector<fbx::Node> top{audio};
+    top.insert(top.end(), doc->root.children.begin(), doc->root.children.end());
+    doc->root.children = doc->copy(std::span<const fbx::Node>(top));
     auto bytes = FbxBinaryWriter(7500, false, false).write(*doc);
     const std::string marker = "ZZAUDIOZZ";
     auto at = std::search(bytes.begin(), bytes.end(), marker.begin(), marker.end());

@@ -37,25 +37,27 @@ Property letter(const std::string& storage, bool binary) {
 
 // Maya's 6.1 keys: a cubic key with user slopes (U, s, left, right, n), a linear and a
 // constant one.
-Node channel(bool binary, const std::vector<std::string>& words) {
+// Its nodes and values live in `store`'s arena, as a parsed file's do.
+Node channel(bool binary, const std::vector<std::string>& words, Document& store) {
     Node key;
     key.name = "Key";
-    auto& p = key.properties;
-    p = {integer(0), number(0), letter(words[0], binary), letter(words[1], binary), number(0), number(0), letter(words[2], binary),
+    const std::vector<Property> p = {integer(0), number(0), letter(words[0], binary), letter(words[1], binary), number(0), number(0), letter(words[2], binary),
          integer(46186158000), number(1), letter(words[3], binary),
          integer(92372316000), number(-1), letter(words[4], binary)};
+    key.properties = store.copy(std::span<const Property>(p));
     Node ch;
     ch.name = "Channel";
-    ch.children.push_back(key);
+    ch.children = store.copy(std::span<const Node>(&key, 1));
     return ch;
 }
 
 TEST(FbxKeyLists, BinarySixOneLettersReadAsAsciiWords) {
     const std::vector<std::string> words{"U", "s", "n", "L", "C"};  // outlive the properties
+    Document store;
     Curve ascii, binary;
     Error error;
-    ASSERT_TRUE(read_channel_keys(channel(false, words), ascii, error)) << error.to_string();
-    ASSERT_TRUE(read_channel_keys(channel(true, words), binary, error)) << error.to_string();
+    ASSERT_TRUE(read_channel_keys(channel(false, words, store), ascii, error)) << error.to_string();
+    ASSERT_TRUE(read_channel_keys(channel(true, words, store), binary, error)) << error.to_string();
     ASSERT_EQ(binary.times, (std::vector<int64_t>{0, 46186158000, 92372316000}));
     EXPECT_EQ(binary.values, (std::vector<double>{0, 1, -1}));
     EXPECT_EQ(binary.times, ascii.times);
@@ -66,7 +68,7 @@ TEST(FbxKeyLists, BinarySixOneLettersReadAsAsciiWords) {
     // A bool that is not a key letter still does not start a key.
     const std::vector<std::string> odd{"Q", "s", "n", "L", "C"};
     Curve bad;
-    EXPECT_FALSE(read_channel_keys(channel(true, odd), bad, error));
+    EXPECT_FALSE(read_channel_keys(channel(true, odd, store), bad, error));
 }
 
 }  // namespace

@@ -123,42 +123,63 @@ private:
         return false;
     }
 
-    // Nodes until '}' (or the end, at the top level).
+    // Nodes until '}' (or the end, at the top level), gathered at their depth and given to
+    // `parent` in one arena copy when its list ends.
     bool children(Node& parent, uint32_t depth, bool top) {
+        std::vector<Node>& gathered = nodes_at(depth);
+        const size_t first = gathered.size();
         Token t = lex_.next();
         for (;;) {
-            if (t.kind == Kind::End) return top ? true : fail(t, "the file ends before a '}'");
-            if (t.kind == Kind::Close) return top ? fail(t, "a '}' without its '{'") : true;
+            if (t.kind == Kind::End) {
+                if (!top) return fail(t, "the file ends before a '}'");
+                break;
+            }
+            if (t.kind == Kind::Close) {
+                if (top) return fail(t, "a '}' without its '{'");
+                break;
+            }
             if (t.kind != Kind::Key) return fail(t, t.kind == Kind::Bad ? std::string(t.text) : fmt::format("expected a 'Name:', found '{}'", detail::excerpt(t.text)));
             if (depth >= max_depth_) return fail(t, fmt::format("nodes nested deeper than {} (LoadOptions::max_depth)", max_depth_), ErrorCode::LimitExceeded);
             if (!budget_.add_node(0)) return fail(t, budget_.message(), ErrorCode::LimitExceeded);
-            Node& node = parent.children.emplace_back();
+            // Its values and children gather in the deeper lists, so this one stays put meanwhile.
+            Node& node = gathered.emplace_back();
             node.name = t.text;
             node.offset = t.offset;
             node.line = t.line;
             if (!values(node, depth, t)) return false;
         }
+        parent.children = doc_->copy(std::span<const Node>(gathered).subspan(first));
+        gathered.resize(first);
+        return true;
     }
 
     // A node's values after its name, its children if a '{' follows; `t` becomes the token
     // after the node.
     bool values(Node& node, uint32_t depth, Token& t) {
+        std::vector<Property>& gathered = values_at(depth);
+        const size_t first = gathered.size();
         t = lex_.next();
         if (t.kind == Kind::Comma) t = lex_.next();  // "Content: , "...": the FBX SDK's embedded media starts so
+        bool open = false;
         for (;;) {
             if (t.kind == Kind::Open) {
-                if (!children(node, depth + 1, false) || !collapse_array(node, t)) return false;
-                t = lex_.next();
+                open = true;
                 break;
             }
             if (t.kind != Kind::Word && t.kind != Kind::String) break;
             if (!budget_.add_values(1)) return fail(t, budget_.message(), ErrorCode::LimitExceeded);
-            node.properties.push_back(value(t));
+            gathered.push_back(value(t));
             t = lex_.next();
             if (t.kind == Kind::Comma) t = lex_.next();
             else if (t.kind != Kind::Open) break;
         }
-        if (node.properties.size() >= list_as_array) list_to_array(node);
+        node.properties = freeze(std::span<const Property>(gathered).subspan(first));
+        gathered.resize(first);
+        if (open) {
+            const Token brace = t;
+            if (!children(node, depth + 1, false) || !collapse_array(node, brace)) return false;
+            t = lex_.next();
+        }
         return true;
     }
 
@@ -184,6 +205,13 @@ private:
         return p;
     }
 
+    // A node's values in the arena: a list of at least list_as_array numbers as one array.
+    std::span<Property> freeze(std::span<const Property> values) {
+        if (values.size() >= list_as_array)
+            if (auto array = as_array(values); !array.empty()) return array;
+        return doc_->copy(values);
+    }
+
     // 7.x: `Name: *N { a: v, v, ... }` is one array of N values.
     bool collapse_array(Node& node, const Token& open) {
         if (node.properties.size() != 1 || node.properties[0].type != 'W' || node.properties[0].text.substr(0, 1) != "*") return true;
@@ -198,39 +226,50 @@ private:
             return true;
         }
         if (!a || node.children.size() != 1) return fail(open, fmt::format("node '{}': an array '*{}' holds something else than one 'a:' list", detail::excerpt(node.name), n));
-        Node values = std::move(node.children[0]);
-        node.children.clear();
-        node.properties = std::move(values.properties);
+        node.properties = a->properties;
+        node.children = {};
         if (node.properties.size() == 1 && node.properties[0].is_array() && node.properties[0].array_size() == n) return true;
         if (node.properties.size() != n)
             return fail(open, fmt::format("node '{}': array declares {} values and holds {}", detail::excerpt(node.name), n, node.properties.size()));
-        list_to_array(node);
-        if (!node.properties.empty() && !node.properties[0].is_array())
+        if (auto array = as_array(node.properties); !array.empty()) node.properties = array;
+        if (!node.properties[0].is_array())
             return fail(open, fmt::format("node '{}': an array holds a value that is not a number", detail::excerpt(node.name)));
         return true;
     }
 
-    // A list of numbers becomes one array property: 'l' when all are integers, else 'd'.
-    void list_to_array(Node& node) {
+    // A list of numbers as one array property in the arena: 'l' when all are integers, else 'd';
+    // no property when a value is not a number.
+    std::span<Property> as_array(std::span<const Property> values) {
         bool integers = true;
-        for (auto& p : node.properties) {
-            if (p.type != 'L' && p.type != 'D') return;
+        for (auto& p : values) {
+            if (p.type != 'L' && p.type != 'D') return {};
             integers = integers && p.type == 'L';
         }
-        // Its elements as 8-byte values in the document's arena, where binary arrays live too.
-        if (node.properties.size() > UINT32_MAX) return;
-        Property array;
-        array.type = integers ? 'l' : 'd';
-        array.count = uint32_t(node.properties.size());  // below max_elements (the parser's budget)
-        auto* out = static_cast<uint8_t*>(node.properties.get_allocator().resource()->allocate(std::max<size_t>(1, node.properties.size() * 8), 8));
-        for (size_t k = 0; k < node.properties.size(); ++k) {
-            const Property& p = node.properties[k];
+        // Its elements as 8-byte values in the document's arena, where binary arrays live too
+        // (`*0 { a: }` is an empty array, still pointing somewhere).
+        if (values.size() > UINT32_MAX) return {};
+        std::span<Property> array = doc_->make<Property>(1);
+        array[0].type = integers ? 'l' : 'd';
+        array[0].count = uint32_t(values.size());  // below max_elements (the parser's budget)
+        auto* out = static_cast<uint8_t*>(doc_->arena->allocate(std::max<size_t>(1, values.size() * 8), 8));
+        for (size_t k = 0; k < values.size(); ++k) {
+            const Property& p = values[k];
             if (integers) std::memcpy(out + k * 8, &p.integer, 8);
             else std::memcpy(out + k * 8, &p.number, 8);
         }
-        array.data = out;
-        node.properties.clear();
-        node.properties.push_back(std::move(array));
+        array[0].data = out;
+        return array;
+    }
+
+    // Nodes and values being read, by depth (docs/fbx.md §1.3). Deques, so a depth's list stays
+    // where it is while deeper ones are added.
+    std::vector<Node>& nodes_at(uint32_t depth) {
+        while (nodes_.size() <= depth) nodes_.emplace_back();
+        return nodes_[depth];
+    }
+    std::vector<Property>& values_at(uint32_t depth) {
+        while (values_.size() <= depth) values_.emplace_back();
+        return values_[depth];
     }
 
     // FBXHeaderExtension/FBXVersion, or 0 when the file does not say (the reader refuses it then).
@@ -268,6 +307,8 @@ private:
     uint32_t max_depth_;
     Error error_;
     Document* doc_ = nullptr;  // the document run() builds
+    std::deque<std::vector<Node>> nodes_;
+    std::deque<std::vector<Property>> values_;
 };
 
 }  // namespace

@@ -28,9 +28,6 @@ public:
     Expected<Document> run() {
         Document doc;
         doc_ = &doc;
-        // Destroyed before `doc` on every return, while the arena its vectors use still exists.
-        std::deque<std::pmr::vector<Node>> levels;
-        levels_ = &levels;
         doc.binary = true;
         if (bytes_.size() < 27) return fail(bytes_.size(), "the file ends inside the 27-byte header");
         doc.big_endian = bytes_[22] == 1;
@@ -87,24 +84,21 @@ private:
         return error_;
     }
 
-    // The records being read at one depth: a node's children gather here and move into its
-    // own vector, sized once, when the node ends (a vector grown child by child would leave
-    // every smaller copy behind in the arena).
-    std::pmr::vector<Node>& level(uint32_t depth) {
-        while (levels_->size() <= depth) levels_->emplace_back(doc_->arena.get());
-        return (*levels_)[depth];
+    // The records being read at one depth: a node's children gather here (on the heap, reused
+    // from node to node) and are copied into the arena, sized once, when the node ends.
+    std::vector<Node>& level(uint32_t depth) {
+        while (levels_.size() <= depth) levels_.emplace_back();
+        return levels_[depth];
     }
     void adopt(Node& node, uint32_t depth, size_t first) {
-        std::pmr::vector<Node>& gathered = level(depth);
-        node.children.reserve(gathered.size() - first);
-        node.children.insert(node.children.end(), std::make_move_iterator(gathered.begin() + std::ptrdiff_t(first)),
-                             std::make_move_iterator(gathered.end()));
+        std::vector<Node>& gathered = level(depth);
+        node.children = doc_->copy(std::span<const Node>(gathered).subspan(first));
         gathered.resize(first);
     }
 
     // One record and its children, appended to `siblings`; `limit` is where the parent record
     // ends. A null record (all header fields zero) ends the parent's list: `end` is set.
-    bool record(std::pmr::vector<Node>& siblings, uint64_t limit, uint32_t depth, bool& end) {
+    bool record(std::vector<Node>& siblings, uint64_t limit, uint32_t depth, bool& end) {
         const uint64_t at = pos_;
         const unsigned w = wide_ ? 8 : 4;
         if (!has(header_size(), limit)) return fail_at(at, fmt::format("a node record's {}-byte header runs past the end of its parent at {}", header_size(), limit));
@@ -135,14 +129,14 @@ private:
         node.name = std::string_view(reinterpret_cast<const char*>(bytes_.data() + pos_), name_len);
         pos_ += name_len;
         const uint64_t properties_end = pos_ + property_bytes;
-        node.properties.resize(num_properties);
+        node.properties = doc_->make<Property>(num_properties);
         for (size_t k = 0; k < node.properties.size(); ++k) {
             // A type this parser does not know (Maya's audio nodes write 0x5a) has no size of its
             // own: the node's property list is skipped from there by its declared length, the
             // properties before it kept (docs/fbx.md §1.1), and the reader warns.
             if (pos_ < properties_end && !known_type(char(bytes_[pos_]))) {
                 ++doc_->unknown_properties;
-                node.properties.resize(k);
+                node.properties = node.properties.first(k);
                 pos_ = properties_end;
                 break;
             }
@@ -151,7 +145,7 @@ private:
         if (pos_ != properties_end)
             return fail_at(pos_, fmt::format("node '{}': its {} properties end at {}, not at {} as its header says", detail::excerpt(node.name), num_properties, pos_, properties_end));
         if (zero_end) return true;
-        std::pmr::vector<Node>& children = level(depth + 1);
+        std::vector<Node>& children = level(depth + 1);
         const size_t first = children.size();
         while (pos_ < end_offset) {
             bool child_end = false;
@@ -290,7 +284,9 @@ private:
     bool big_ = false, wide_ = false;
     Error error_;
     std::unique_ptr<libdeflate_decompressor, FreeInflater> inflater_;  // made at the first deflated array
-    std::deque<std::pmr::vector<Node>>* levels_ = nullptr;  // by depth: records read, not yet moved to their parent (run()'s)
+    // By depth: records read, not yet given to their parent. A deque, so a level stays where it is
+    // while deeper ones are added.
+    std::deque<std::vector<Node>> levels_;
 };
 
 }  // namespace

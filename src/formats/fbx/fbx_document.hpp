@@ -82,22 +82,13 @@ private:
 };
 static_assert(sizeof(Property) <= 48);
 
+// A node record: its name, values and children. Plain data that points into the file's bytes and
+// the Document's arena (docs/fbx.md §1.3): copied by memcpy and never destroyed one by one, so a
+// tree of tens of thousands of nodes costs its bytes and nothing more.
 struct Node {
-    using allocator_type = std::pmr::polymorphic_allocator<>;
-    Node() = default;
-    explicit Node(const allocator_type& a) : properties(a), children(a) {}
-    Node(const Node& o, const allocator_type& a)
-        : name(o.name), properties(o.properties, a), children(o.children, a), offset(o.offset), line(o.line) {}
-    Node(Node&& o, const allocator_type& a)
-        : name(o.name), properties(std::move(o.properties), a), children(std::move(o.children), a), offset(o.offset), line(o.line) {}
-    Node(const Node&) = default;
-    Node(Node&&) noexcept = default;
-    Node& operator=(const Node&) = default;
-    Node& operator=(Node&&) = default;
-
     std::string_view name;
-    std::pmr::vector<Property> properties;
-    std::pmr::vector<Node> children;
+    std::span<Property> properties;
+    std::span<Node> children;
     uint64_t offset = 0;  // binary: the record's byte offset; ASCII: the name's byte offset
     uint32_t line = 0;    // ASCII: the name's line (1-based); 0 in binary files
 
@@ -110,29 +101,15 @@ struct Node {
     size_t number_count() const;
     bool integers_of(std::vector<int64_t>& out) const;
 };
+static_assert(std::is_trivially_copyable_v<Node> && std::is_trivially_destructible_v<Node>);
 
 struct Document {
-    Document() : arena(std::make_unique<std::pmr::monotonic_buffer_resource>()), root(arena.get()) {}
+    Document() : arena(std::make_unique<std::pmr::monotonic_buffer_resource>()) {}
     Document(Document&&) = default;
-    // Member by member would free the old arena while the old tree still points into it, and
-    // move the new tree's nodes into that old arena: the old tree goes first, the new one is
-    // taken whole with its arena. Every member is named here.
-    Document& operator=(Document&& o) {
-        static_assert(std::is_nothrow_move_constructible_v<Node>);
-        if (this == &o) return *this;
-        std::destroy_at(&root);
-        arena = std::move(o.arena);
-        std::construct_at(&root, std::move(o.root));
-        version = o.version;
-        binary = o.binary;
-        big_endian = o.big_endian;
-        zero_end_records = o.zero_end_records;
-        decoded = std::move(o.decoded);
-        return *this;
-    }
+    Document& operator=(Document&&) = default;  // the tree points into the arena, which moves with it
 
-    // Where every node, value and array of the tree is allocated; freed with the Document.
-    // Declared before `root`, so it is destroyed after it.
+    // Where every node list, value list and decoded array of the tree lives; freed with the
+    // Document. The tree's pointers stay valid when the Document moves (the arena does not).
     std::unique_ptr<std::pmr::monotonic_buffer_resource> arena;
     uint32_t version = 0;     // 3000 ... 7700: FBXHeaderExtension/FBXVersion (binary: the header's, raised to the
                               // FBXVersion a 3000 header's file names, e.g. 5000)
@@ -148,6 +125,25 @@ struct Document {
     // ASCII strings that held an entity, decoded (`&quot;` a quote, `&cr;` `&lf;` line breaks):
     // their Property::text points here. A deque, so the texts stay put as it grows and moves.
     std::deque<std::string> decoded;
+
+    // n value-initialised Ts in the arena (none allocated for n = 0).
+    template <typename T>
+    std::span<T> make(size_t n) {
+        static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+        if (n == 0) return {};
+        T* at = static_cast<T*>(arena->allocate(n * sizeof(T), alignof(T)));
+        std::uninitialized_value_construct_n(at, n);
+        return {at, n};
+    }
+    // A copy of `from` in the arena.
+    template <typename T>
+    std::span<T> copy(std::span<const T> from) {
+        static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+        if (from.empty()) return {};
+        T* at = static_cast<T*>(arena->allocate(from.size() * sizeof(T), alignof(T)));
+        std::memcpy(static_cast<void*>(at), from.data(), from.size() * sizeof(T));
+        return {at, from.size()};
+    }
 };
 
 // The 23 bytes every binary FBX starts with, before its version.

@@ -181,14 +181,15 @@ std::string_view text_of(const Node* n) { return n && !n->properties.empty() && 
 // Channel: "T" | "R" | "S" { Channel: "X" | "Y" | "Z" { Default: v } } }`, as a node of plain
 // children (`Lcl Translation: x, y, z` ...) that find_property reads; a channel left out keeps
 // FBX's default.
-Node transform_defaults(const Node* transform) {
+Node transform_defaults(const Node* transform, Document& made) {
     Node out;
     out.name = "Transform";
     if (!transform) return out;
+    std::vector<Node> channels;
     for (const Node& trs : transform->children) {
         const std::string_view which = trs.name == "Channel" ? text_of(&trs) : std::string_view();
         const std::string_view name = which == "T" ? "Lcl Translation" : which == "R" ? "Lcl Rotation" : which == "S" ? "Lcl Scaling" : "";
-        if (name.empty() || out.child(name)) continue;
+        if (name.empty() || std::any_of(channels.begin(), channels.end(), [&](const Node& c) { return c.name == name; })) continue;
         double d[3] = {0, 0, 0};
         if (which == "S") d[0] = d[1] = d[2] = 1;
         for (const Node& axis : trs.children) {
@@ -197,16 +198,17 @@ Node transform_defaults(const Node* transform) {
             if (const Node* def = axis.child("Default"); def && !def->properties.empty() && def->properties[0].is_number())
                 d[a[0] - 'X'] = def->properties[0].number;
         }
-        Node& p = out.children.emplace_back();
+        Node& p = channels.emplace_back();
         p.name = name;
         p.offset = trs.offset;
         p.line = trs.line;
-        for (double v : d) {
-            Property& value = p.properties.emplace_back();
-            value.type = 'D';
-            value.number = v;
+        p.properties = made.make<Property>(3);
+        for (size_t k = 0; k < 3; ++k) {
+            p.properties[k].type = 'D';
+            p.properties[k].number = d[k];
         }
     }
+    out.children = made.copy(std::span<const Node>(channels));
     return out;
 }
 
@@ -260,7 +262,7 @@ bool Objects::build_v5(const Document& doc) {
                     for (const Node& axis : trs.children)
                         if (axis.child("Key")) ++model_channel_keys;
             const auto in_take = take_channels.find(stored);
-            o.properties = &synthetic_.emplace_back(transform_defaults(own ? own : in_take == take_channels.end() ? nullptr : in_take->second));
+            o.properties = &synthetic_.emplace_back(transform_defaults(own ? own : in_take == take_channels.end() ? nullptr : in_take->second, made_));
         }
         if (!by_name_.emplace(stored, uint32_t(list.size())).second) {
             ++repeated;

@@ -66,6 +66,7 @@ private:
     std::unordered_map<int64_t, uint32_t> by_id_;
     std::unordered_map<std::string_view, uint32_t> by_name_;
     std::deque<Node> synthetic_;  // 5.x: nodes made for what the file says elsewhere (a model's place)
+    Document made_;               // where their children and values live
 };
 
 // One property of an object: its P node's values after name, type, label and flags, or the
