@@ -87,8 +87,10 @@ private:
     // The records being read at one depth: a node's children gather here (on the heap, reused
     // from node to node) and are copied into the arena, sized once, when the node ends.
     std::vector<Node>& level(uint32_t depth) {
-        while (levels_.size() <= depth) levels_.emplace_back();
-        return levels_[depth];
+        if (depth < levels_.size()) [[likely]]
+            return *levels_[depth];
+        while (levels_.size() <= depth) levels_.push_back(std::make_unique<std::vector<Node>>());
+        return *levels_[depth];
     }
     void adopt(Node& node, uint32_t depth, size_t first) {
         std::vector<Node>& gathered = level(depth);
@@ -284,9 +286,9 @@ private:
     bool big_ = false, wide_ = false;
     Error error_;
     std::unique_ptr<libdeflate_decompressor, FreeInflater> inflater_;  // made at the first deflated array
-    // By depth: records read, not yet given to their parent. A deque, so a level stays where it is
-    // while deeper ones are added.
-    std::deque<std::vector<Node>> levels_;
+    // By depth: records read, not yet given to their parent. Each level has its own place, so it
+    // stays where it is while deeper ones are added.
+    std::vector<std::unique_ptr<std::vector<Node>>> levels_;
 };
 
 }  // namespace
