@@ -297,6 +297,8 @@ PYBIND11_MODULE(rigport, m) {
     m.def("validate", &validate_py, py::arg("source"), py::kw_only(), py::arg("allow_outside") = false, py::arg("allow_missing") = false,
           py::arg("companions") = true,
           "The dict `rigport validate --json` prints for a path or a list of paths.");
+    m.def("formats", []() { return json_loads(rigport::formats_json()); },
+          "The dict `rigport formats --json` prints: every registry row with what it declares (docs/formats.md).");
     m.def("sample", []() { return SceneRef{std::make_shared<rigport::Scene>(rigport::make_sample_scene())}; },
           "The built-in sample model (what `rigport sample` writes).");
 }

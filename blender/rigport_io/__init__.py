@@ -11,45 +11,37 @@ bl_info = {
 
 import bpy
 
+from . import backend, registry
 from .export_op import EXPORT_SCENE_OT_rigport
 from .import_op import IMPORT_SCENE_OT_rigport
-from .preferences import RigportPreferences
+from .preferences import RigportPreferences, rigport_path
 
-# (menu text, file filter) per File > Import entry; each opens the same operator.
-IMPORT_ENTRIES = (
-    ("IQM via rigport (.iqm)", "*.iqm"),
-    ("IQE via rigport (.iqe)", "*.iqe"),
-    ("Cal3D via rigport (.cfg, or skeleton + meshes + animations)",
-     "*.cfg;*.csf;*.xsf;*.cmf;*.xmf;*.caf;*.xaf;*.crf;*.xrf;*.cpf;*.xpf"),
-    ("VDrift JOE / JPK via rigport (.joe, .jpk)", "*.joe;*.jpk"),
-    ("MD5 via rigport (.md5mesh + .md5anim)", "*.md5mesh;*.md5anim"),
-    ("SMD via rigport (.smd)", "*.smd;*.vta"),
-    ("OBJ via rigport (.obj)", "*.obj"),
-    ("glTF via rigport (.glb, .gltf)", "*.glb;*.gltf"),
-    ("FBX via rigport (.fbx: binary and ASCII 6.x / 7.x)", "*.fbx"),
-)
 
-# (menu text, extension) per File > Export entry.
-EXPORT_ENTRIES = (
-    ("IQM via rigport (.iqm)", ".iqm"),
-    ("IQE via rigport (.iqe)", ".iqe"),
-    ("Cal3D via rigport (.cfg)", ".cfg"),
-    ("VDrift JOE via rigport (.joe)", ".joe"),
-    ("MD5 via rigport (.md5mesh)", ".md5mesh"),
-    ("SMD via rigport (.smd)", ".smd"),
-    ("OBJ via rigport (.obj)", ".obj"),
-    ("glTF via rigport (.glb)", ".glb"),
-)
+def _rows(context):
+    """The registry's rows, or the error saying why rigport cannot be run (the menu shows it)."""
+    try:
+        return registry.rows(rigport_path(context))
+    except backend.RigportError as exc:
+        return exc
 
 
 def menu_import(self, context):
-    for text, glob in IMPORT_ENTRIES:
+    rows = _rows(context)
+    if isinstance(rows, Exception):
+        self.layout.label(text=f"rigport: {rows}")
+        return
+    # One entry per format that reads, from rigport's registry; each opens the same operator.
+    for text, glob in registry.import_entries(rows):
         op = self.layout.operator(IMPORT_SCENE_OT_rigport.bl_idname, text=text)
         op.filter_glob = glob
 
 
 def menu_export(self, context):
-    for text, ext in EXPORT_ENTRIES:
+    rows = _rows(context)
+    if isinstance(rows, Exception):
+        self.layout.label(text=f"rigport: {rows}")
+        return
+    for text, ext in registry.export_entries(rows):
         op = self.layout.operator(EXPORT_SCENE_OT_rigport.bl_idname, text=text)
         op.filename_ext = ext
         op.filter_glob = "*" + ext

@@ -125,3 +125,14 @@ def info(path, pref_path="", allow_missing=False, allow_outside=False):
     if allow_missing:
         args.append("--allow-missing")
     return _run(exe, args)
+
+
+def formats(pref_path=""):
+    """The registry's rows, as `rigport formats --json` lists them (docs/formats.md)."""
+    exe = find_binary(pref_path)
+    if exe is None:
+        mod = _module()
+        if mod is None or not hasattr(mod, "formats"):
+            raise RigportError(NOT_FOUND)
+        return mod.formats()["formats"]
+    return _run(exe, ["formats", "--json"])["formats"]

@@ -6,10 +6,15 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, orientation_helper
 
-from . import axes, backend, glb
+from . import axes, backend, glb, registry
 from .preferences import rigport_path
 
-EXPORT_GLOB = "*.iqm;*.iqe;*.cfg;*.joe;*.md5mesh;*.smd;*.obj;*.glb;*.gltf"
+# The file filter when the operator is not opened from a menu entry: every format rigport writes
+# (registry.py, from rigport's own registry), filled in by invoke().
+EXPORT_GLOB = ""
+
+# The add-on's properties for a writer's own convert options (FormatInfo::writer_options).
+WRITER_OPTION_PROPS = {"--cal3d-dialect": "cal3d_dialect", "--cal3d-binary": "cal3d_binary"}
 
 
 @orientation_helper(axis_forward='Y', axis_up='Z')
@@ -20,7 +25,8 @@ class EXPORT_SCENE_OT_rigport(bpy.types.Operator, ExportHelper):
     bl_options = {'PRESET'}
 
     # A property, not a class constant, so each menu entry sets its own extension.
-    filename_ext: StringProperty(default=".iqm", options={'HIDDEN'})
+    # Empty until a menu entry sets it, or invoke() takes the first export entry's (registry.py).
+    filename_ext: StringProperty(default="", options={'HIDDEN'})
     filter_glob: StringProperty(default=EXPORT_GLOB, options={'HIDDEN'})
 
     animations: StringProperty(name="Animations",
@@ -37,12 +43,37 @@ class EXPORT_SCENE_OT_rigport(bpy.types.Operator, ExportHelper):
     cal3d_binary: BoolProperty(name="Cal3D binary",
                                description="Binary side files (.csf .cmf .crf .caf) instead of XML")
 
+    def invoke(self, context, event):
+        try:
+            rows = registry.rows(rigport_path(context))
+            if not self.filter_glob:
+                self.filter_glob = registry.export_glob(rows)
+            if not self.filename_ext:
+                self.filename_ext = registry.export_entries(rows)[0][1]
+        except (backend.RigportError, IndexError):
+            self.filter_glob = self.filter_glob or "*"
+        return ExportHelper.invoke(self, context, event)
+
+    def writer_options(self, context, path):
+        """The writer options (as rigport spells them) the output's format takes, from its row."""
+        try:
+            row = registry.row_for(registry.rows(rigport_path(context)), path)
+        except backend.RigportError:
+            return set()
+        return set(row["writer_options"]) if row else set()
+
     def execute(self, context):
         target = bpy.path.abspath(self.filepath)
         ext = os.path.splitext(target)[1].lower()
-        if ext not in {e[1:] for e in EXPORT_GLOB.split(";")}:
+        try:
+            writable = registry.writable_extensions(registry.rows(rigport_path(context)))
+        except backend.RigportError as exc:
+            self.report({'ERROR'}, str(exc))
+            return {'CANCELLED'}
+        if ext not in writable:
             self.report({'ERROR'}, f"{target}: rigport cannot tell the format from {ext or 'no extension'!r}")
             return {'CANCELLED'}
+        own = self.writer_options(context, target)
         objects = [o for o in context.selected_objects if o.type in {'MESH', 'ARMATURE'}]
         if not objects:
             self.report({'ERROR'}, "Select the meshes (and armatures) to export")
@@ -56,11 +87,10 @@ class EXPORT_SCENE_OT_rigport(bpy.types.Operator, ExportHelper):
                 if wanted:
                     for name in glb.keep_animations(path, wanted):
                         self.report({'WARNING'}, f"no animation named {name!r} to export")
-                is_cal3d = ext == ".cfg"
                 for w in backend.convert([path], target, rigport_path(context), scale=self.scale,
                                          rotate=rotate,
-                                         cal3d_dialect=self.cal3d_dialect if is_cal3d else None,
-                                         cal3d_binary=self.cal3d_binary and is_cal3d):
+                                         cal3d_dialect=self.cal3d_dialect if "--cal3d-dialect" in own else None,
+                                         cal3d_binary=self.cal3d_binary and "--cal3d-binary" in own):
                     self.report({'WARNING'}, w)
         except (backend.RigportError, OSError, ValueError, RuntimeError) as exc:
             self.report({'ERROR'}, str(exc))
@@ -101,6 +131,8 @@ class EXPORT_SCENE_OT_rigport(bpy.types.Operator, ExportHelper):
         layout = self.layout
         for prop in ("animations", "scale", "axis_forward", "axis_up", "rotate"):
             layout.prop(self, prop)
-        if self.filename_ext == ".cfg" or self.filepath.lower().endswith(".cfg"):
-            layout.prop(self, "cal3d_dialect")
-            layout.prop(self, "cal3d_binary")
+        # The options of the chosen format's writer, as its registry row lists them (Cal3D's).
+        own = self.writer_options(context, self.filepath) | self.writer_options(context, "x" + self.filename_ext)
+        for option, prop in WRITER_OPTION_PROPS.items():
+            if option in own:
+                layout.prop(self, prop)

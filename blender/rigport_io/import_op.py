@@ -9,14 +9,12 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
-from . import axes, backend, glb
+from . import axes, backend, glb, registry
 from .preferences import rigport_path
 
-IMPORT_GLOB = ("*.iqm;*.iqe;*.cfg;*.csf;*.xsf;*.cmf;*.xmf;*.caf;*.xaf;*.crf;*.xrf;*.cpf;*.xpf;"
-               "*.joe;*.jpk;*.md5mesh;*.md5anim;*.smd;*.vta;*.obj;*.gltf;*.glb;*.fbx")
-
-# Later inputs only add animations, so files that can only be animations go last.
-_ANIMATION_ONLY = {".md5anim", ".caf", ".xaf", ".cpf", ".xpf"}
+# The file filter when the operator is not opened from a menu entry: every format rigport reads
+# (registry.py, from rigport's own registry), filled in by invoke().
+IMPORT_GLOB = ""
 
 
 @contextlib.contextmanager
@@ -48,7 +46,7 @@ class IMPORT_SCENE_OT_rigport(bpy.types.Operator, ImportHelper):
     directory: StringProperty(subtype='DIR_PATH', options={'HIDDEN', 'SKIP_SAVE'})
 
     member: StringProperty(name="JPK member",
-                           description="Member of a .jpk pack to import; empty: every .joe member")
+                           description="Member of a .jpk pack to import; empty: every model member (.joe)")
     animations: StringProperty(name="Animations",
                                description="Comma-separated animation names to import; empty: all")
     scale: FloatProperty(name="Scale", default=1.0, min=1e-8, max=1e8, soft_min=1e-4, soft_max=1e4)
@@ -66,27 +64,39 @@ class IMPORT_SCENE_OT_rigport(bpy.types.Operator, ImportHelper):
     allow_outside: BoolProperty(name="Allow outside files",
                                 description="Read files a model names outside its folder (--allow-outside)")
 
+    def invoke(self, context, event):
+        if not self.filter_glob:
+            try:
+                self.filter_glob = registry.import_glob(registry.rows(rigport_path(context)))
+            except backend.RigportError:
+                self.filter_glob = "*"
+        return ImportHelper.invoke(self, context, event)
+
     def inputs(self):
         names = [f.name for f in self.files if f.name]
         filepath = bpy.path.abspath(self.filepath)  # a '//' path is relative to the .blend
         if len(names) <= 1:
             return [filepath]
         first = os.path.basename(filepath)
-        names.sort(key=lambda n: (os.path.splitext(n)[1].lower() in _ANIMATION_ONLY, n != first))
+        # Later inputs only add animations, so files that can only be animations go last.
+        animation_only = registry.animation_only_extensions(registry.rows(rigport_path(bpy.context)))
+        names.sort(key=lambda n: (registry.extension_of(n) in animation_only, n != first))
         return [os.path.join(bpy.path.abspath(self.directory), n) for n in names]
 
     def models(self, pref):
-        """The rigport inputs of each model to import (a .jpk without member: each .joe member)."""
+        """The rigport inputs of each model to import (a .jpk without member: each model member)."""
         inputs = self.inputs()
-        if len(inputs) != 1 or not inputs[0].lower().endswith(".jpk"):
+        if len(inputs) != 1 or registry.extension_of(inputs[0]) != registry.PACK_EXTENSION:
             return [inputs]
         if self.member:
             return [[f"{inputs[0]}:{self.member}"]]
         members = backend.info(inputs[0], pref).get("members", [])
-        joes = [m["name"] for m in members if m["name"].lower().endswith(".joe")]
-        if not joes:
-            raise backend.RigportError(f"{inputs[0]}: the pack holds no .joe member")
-        return [[f"{inputs[0]}:{name}"] for name in joes]
+        # The members rigport reads as models (a VDrift pack's .joe files), by the registry's extensions.
+        readable = registry.model_extensions(registry.rows(pref))
+        names = [m["name"] for m in members if registry.extension_of(m["name"]) in readable]
+        if not names:
+            raise backend.RigportError(f"{inputs[0]}: the pack holds no member rigport reads as a model")
+        return [[f"{inputs[0]}:{name}"] for name in names]
 
     def execute(self, context):
         pref = rigport_path(context)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,10 +32,42 @@ struct ModelList {
     std::vector<std::string> animations;
 };
 
+// What a format's files hold, as rigport writes them (as it reads them, for a format it only
+// reads): a caller tells what an output keeps without knowing the format's name (the Blender
+// add-on's menus, `rigport formats --json`).
+struct FormatHolds {
+    bool meshes = false;           // triangles with positions
+    bool skeleton = false;         // joints with a bind pose (skinned meshes bind to them)
+    bool animation = false;        // skeletal animations (joint tracks)
+    bool morphs = false;           // morph targets (blend shapes)
+    bool morph_animation = false;  // animations of morph-target weights
+    bool colours = false;          // vertex colours
+    bool materials = false;        // materials (names, colours, texture references)
+    // Texture-coordinate sets per vertex it keeps; 0 = none, any_uv_sets = as many as the scene has.
+    uint32_t uv_sets = 0;
+    static constexpr uint32_t any_uv_sets = UINT32_MAX;
+};
+
+// Which of a scene's embedded images (Scene::images) save_output writes as files beside an
+// output, because the output names them as its materials' textures.
+enum class TextureFiles : uint8_t {
+    none,               // names no texture file (skeleton, mesh, animation files), or holds its images itself
+    diffuse_of_used,    // one texture per material a mesh uses: its diffuse map (IQM, IQE, JOE)
+    every_material,     // every map of every material (a Cal3D .cfg, an OBJ's .mtl)
+    first_material,     // every map of material 0 (a Cal3D material file)
+};
+
+// What a reader gives the reference compiler beyond the scene: its meshes' smoothing groups and
+// whether it has normals (defined in src/process/compiler_source.hpp; IQE).
+struct CompilerSource;
+
+// One row of the registry: what a format is, what it holds and how its files work. Rows are
+// written with designated initializers, and every member has a default, so a row names what it
+// sets and nothing else (docs/architecture.md "Adding a format: one folder + one row").
 struct FormatInfo {
-    std::string_view name;                     // "iqm"
-    std::string_view description;              // "Inter-Quake Model (binary)"
-    std::vector<std::string_view> extensions;  // lower case, with the dot: ".iqm"
+    std::string_view name{};                     // "iqm"
+    std::string_view description{};              // "Inter-Quake Model (binary)"
+    std::vector<std::string_view> extensions{};  // lower case, with the dot: ".iqm"
     // True when the bytes are this format (magic and version), whatever the file is called.
     bool (*detect)(std::span<const uint8_t> bytes) = nullptr;
     Expected<Scene> (*read)(std::span<const uint8_t> bytes, const LoadOptions& options) = nullptr;
@@ -57,22 +90,67 @@ struct FormatInfo {
     // The extension of this format's animation files, which go with the mesh file of the same
     // format beside them whose stem begins theirs, the longest such stem winning (MD5: Bob.md5mesh
     // takes Bob.md5anim and Bob_walk.md5anim; docs/cli.md "Companions"); empty = none by name.
-    std::string_view animation_extension;
+    std::string_view animation_extension{};
     // The unit of length the format defines, in metres (glTF 2.0 and IQM: 1, metres); 0 = the format
     // does not say. save_output converts a scene to it unless SaveOptions::unit says otherwise.
     double metres_per_unit = 0;
     // Files beside a mesh file that say which animation files go with it (SMD: a studiomdl .qc,
     // docs/cli.md "Companions"): their extension, and what one of them lists. Best effort over
     // any bytes: what cannot be read as a list names nothing (may be null).
-    std::string_view model_list_extension;
+    std::string_view model_list_extension{};
     ModelList (*model_list)(std::span<const uint8_t> bytes) = nullptr;
+
+    // What the format's files hold (see FormatHolds).
+    FormatHolds holds{};
+    // Which embedded images save_output writes beside an output of this format.
+    TextureFiles texture_files = TextureFiles::none;
+    // The extensions of the files one file of this format is made of (a Cal3D .cfg: .csf, .xsf,
+    // .cmf ...), lower case with the dot. The compiler reads every input with one of these, and the
+    // file itself, as one model (docs/cal3d.md §4.5); empty = the format's files stand alone.
+    std::vector<std::string_view> member_extensions{};
+    // Its extensions whose files hold animations only (an .md5anim, a Cal3D .caf): given with other
+    // files, they come after the file that has the meshes and skeleton.
+    std::vector<std::string_view> animation_only_extensions{};
+    // The extension that makes the writer write one file holding everything, its images inside
+    // (glTF: .glb); an output with it embeds its textures unless told otherwise (ImageOptions::Mode::Auto).
+    std::string_view single_file_extension{};
+    // The writer replaces a zero or non-finite normal or tangent by a unit fallback, with a
+    // warning (glTF): save_output does not refuse those before writing.
+    bool repairs_normals = false;
+    // True when the output, written with these options, stores names as XML text, which cannot
+    // hold every byte a name may have: save_output checks the names first (Cal3D XML). Null = never.
+    bool (*writes_xml_text)(const SaveOptions& options) = nullptr;
+    // The convert options (as the CLI spells them) that change what this format's writer writes,
+    // beyond the general ones: "--cal3d-dialect", "--cal3d-binary" for Cal3D.
+    std::vector<std::string_view> writer_options{};
+    // Reads the file as the reference compiler reads it: the scene plus what normal generation
+    // needs (IQE's smoothing groups). Null: the compiler reads it through load_bytes.
+    Expected<CompilerSource> (*read_compiler_source)(std::span<const uint8_t> bytes, const LoadOptions& options) = nullptr;
 };
 
-const std::vector<FormatInfo>& formats();
+// The registry: the built-in rows, then the rows register_format added, in that order. A deque,
+// so a row's address never changes (find_format's pointers stay valid after a registration).
+const std::deque<FormatInfo>& formats();
+// Appends a row after the built-in ones (and after earlier registrations), for tests and for
+// programs embedding rigport that bring a format of their own: from then on load, save, convert,
+// detection by content and extension, and the formats listing use it like any other row. Returns
+// false, adding nothing, when the name (in any letter case) is empty or already registered. Call
+// it before other rigport calls run, never concurrently with them (the registry has no lock).
+bool register_format(FormatInfo format);
 // By registry name in any letter case ("glb", "GLB"); null when no format has that name.
 const FormatInfo* find_format(std::string_view name);
 const FormatInfo* find_format_by_extension(std::string_view path);
 // Content first (magic bytes); the extension only when no content check matches.
 const FormatInfo* detect_format(std::span<const uint8_t> bytes, std::string_view path);
+// The format whose files path is one of: the row that has path's extension among its own and
+// member_extensions (a Cal3D .caf or .cfg: the "cal3d" row); null when no such row claims it.
+const FormatInfo* find_format_made_of(std::string_view path);
+// True when path's extension (any letter case) is one of `extensions`.
+bool has_extension(std::string_view path, const std::vector<std::string_view>& extensions);
+// The registry as JSON (`rigport formats --json`, indented by 2): one object per row with its
+// name, description, extensions, read / write / validate, holds, texture_files,
+// member_extensions, animation_only_extensions, single_file_extension, writer_options
+// (docs/formats.md "The registry as JSON").
+std::string formats_json();
 
 }  // namespace rigport

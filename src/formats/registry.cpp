@@ -1,5 +1,6 @@
 // The format registry: one entry per format family member, detection by magic first.
 #include <algorithm>
+#include <deque>
 #include <cctype>
 #include <string>
 
@@ -16,9 +17,6 @@
 #include "formats/smd/smd_layout.hpp"
 #include "rigport/formats.hpp"
 
-// Rows name the capability fields they set and leave the trailing ones at their defaults.
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-
 namespace rigport {
 
 namespace {
@@ -31,55 +29,131 @@ Expected<Output> single_file(const Scene& scene, const std::string&, const SaveO
     return Output{std::move(*bytes), {}, {}, {}};
 }
 
-}  // namespace
+constexpr FormatHolds gltf_holds{.meshes = true, .skeleton = true, .animation = true, .morphs = true, .morph_animation = true,
+                                 .colours = true, .materials = true, .uv_sets = FormatHolds::any_uv_sets};
 
-const std::vector<FormatInfo>& formats() {
-    static const std::vector<FormatInfo> list = {
-        FormatInfo{"iqm", "Inter-Quake Model (binary), v1 and v2", {".iqm"}, &iqm::detect, &iqm::read, &single_file<&iqm::write>, &iqm::validate, 4, false, false, false, nullptr, nullptr, {}, 1.0},
-        FormatInfo{"iqe", "Inter-Quake Export (text)", {".iqe"}, &iqe::detect, &iqe::read, &single_file<&iqe::write>, nullptr, 0, false, false, true},
+// XML text for the names (a Cal3D .x?f file always; a .cfg unless its members are binary).
+bool always_xml(const SaveOptions&) { return true; }
+bool xml_unless_binary(const SaveOptions& options) { return !options.cal3d.binary; }
+
+constexpr FormatHolds cal3d_mesh{.meshes = true, .morphs = true, .colours = true, .uv_sets = FormatHolds::any_uv_sets};
+
+// Every row, built-in first, then what register_format added. A deque: rows never move.
+std::deque<FormatInfo>& registry() {
+    static std::deque<FormatInfo> list = {
+        FormatInfo{.name = "iqm", .description = "Inter-Quake Model (binary), v1 and v2", .extensions = {".iqm"},
+                   .detect = &iqm::detect, .read = &iqm::read, .write = &single_file<&iqm::write>, .validate = &iqm::validate,
+                   .max_influences = 4, .metres_per_unit = 1.0,
+                   .holds = {.meshes = true, .skeleton = true, .animation = true, .colours = true, .materials = true, .uv_sets = 1},
+                   .texture_files = TextureFiles::diffuse_of_used},
+        FormatInfo{.name = "iqe", .description = "Inter-Quake Export (text)", .extensions = {".iqe"},
+                   .detect = &iqe::detect, .read = &iqe::read, .write = &single_file<&iqe::write>, .compiler_source = true,
+                   .holds = {.meshes = true, .skeleton = true, .animation = true, .colours = true, .materials = true, .uv_sets = 1},
+                   .texture_files = TextureFiles::diffuse_of_used, .read_compiler_source = &iqe::read_compiler_source},
         // Write: .glb -> binary container; anything else -> JSON with a <stem>.bin buffer. Read:
         // either container. Detected by the GLB header only: JSON is claimed by extension, never
         // by content (a .json file is not assumed to be glTF).
-        FormatInfo{"gltf", "glTF 2.0 (.gltf JSON + .bin, or .glb binary)", {".gltf", ".glb"}, &gltf::detect, &gltf::read, &gltf::write, nullptr, 0, false, true, false, nullptr, nullptr, {}, 1.0},
+        FormatInfo{.name = "gltf", .description = "glTF 2.0 (.gltf JSON + .bin, or .glb binary)", .extensions = {".gltf", ".glb"},
+                   .detect = &gltf::detect, .read = &gltf::read, .write = &gltf::write, .holds_images = true, .metres_per_unit = 1.0,
+                   .holds = gltf_holds, .single_file_extension = ".glb", .repairs_normals = true},
         // The same writer forced to GLB whatever the output is called (--format glb); reads either.
         // Its .glb says what it writes (the CLI's extension rule, batch's output names); by
         // extension a .glb is still found as "gltf", the entry above.
-        FormatInfo{"glb", "glTF 2.0 binary container (writes GLB whatever the extension)", {".glb"}, nullptr, &gltf::read, &gltf::write_glb, nullptr, 0, false, true, false, nullptr, nullptr, {}, 1.0},
+        FormatInfo{.name = "glb", .description = "glTF 2.0 binary container (writes GLB whatever the extension)", .extensions = {".glb"},
+                   .read = &gltf::read, .write = &gltf::write_glb, .holds_images = true, .metres_per_unit = 1.0,
+                   .holds = gltf_holds, .single_file_extension = ".glb", .repairs_normals = true},
         // Cal3D: one entry per file type and encoding (docs/cal3d.md); binary by magic + version,
         // XML by its header or root element. Whole characters: the "cal3d" (.cfg) entry below.
-        FormatInfo{"cal3d-csf", "Cal3D binary skeleton", {".csf"}, &cal3d::detect_csf, &cal3d::read_csf, &cal3d::write_csf, nullptr, 0, true},
-        FormatInfo{"cal3d-cmf", "Cal3D binary mesh", {".cmf"}, &cal3d::detect_cmf, &cal3d::read_cmf, &cal3d::write_cmf, nullptr, 0, true},
-        FormatInfo{"cal3d-caf", "Cal3D binary animation", {".caf"}, &cal3d::detect_caf, &cal3d::read_caf, &cal3d::write_caf, nullptr, 0, true},
-        FormatInfo{"cal3d-crf", "Cal3D binary material", {".crf"}, &cal3d::detect_crf, &cal3d::read_crf, &cal3d::write_crf, nullptr, 0, true},
-        FormatInfo{"cal3d-cpf", "Cal3D binary morph animation", {".cpf"}, &cal3d::detect_cpf, &cal3d::read_cpf, &cal3d::write_cpf, nullptr, 0, true},
-        FormatInfo{"cal3d-xsf", "Cal3D XML skeleton", {".xsf"}, &cal3d::detect_xsf, &cal3d::read_xsf, &cal3d::write_xsf, nullptr, 0, true},
-        FormatInfo{"cal3d-xmf", "Cal3D XML mesh", {".xmf"}, &cal3d::detect_xmf, &cal3d::read_xmf, &cal3d::write_xmf, nullptr, 0, true},
-        FormatInfo{"cal3d-xaf", "Cal3D XML animation", {".xaf"}, &cal3d::detect_xaf, &cal3d::read_xaf, &cal3d::write_xaf, nullptr, 0, true},
-        FormatInfo{"cal3d-xrf", "Cal3D XML material", {".xrf"}, &cal3d::detect_xrf, &cal3d::read_xrf, &cal3d::write_xrf, nullptr, 0, true},
-        FormatInfo{"cal3d-xpf", "Cal3D XML morph animation", {".xpf"}, &cal3d::detect_xpf, &cal3d::read_xpf, &cal3d::write_xpf, nullptr, 0, true},
+        FormatInfo{.name = "cal3d-csf", .description = "Cal3D binary skeleton", .extensions = {".csf"},
+                   .detect = &cal3d::detect_csf, .read = &cal3d::read_csf, .write = &cal3d::write_csf, .stated_duration = true,
+                   .holds = {.skeleton = true}, .writer_options = {"--cal3d-dialect"}},
+        FormatInfo{.name = "cal3d-cmf", .description = "Cal3D binary mesh", .extensions = {".cmf"},
+                   .detect = &cal3d::detect_cmf, .read = &cal3d::read_cmf, .write = &cal3d::write_cmf, .stated_duration = true,
+                   .holds = cal3d_mesh, .writer_options = {"--cal3d-dialect"}},
+        FormatInfo{.name = "cal3d-caf", .description = "Cal3D binary animation", .extensions = {".caf"},
+                   .detect = &cal3d::detect_caf, .read = &cal3d::read_caf, .write = &cal3d::write_caf, .stated_duration = true,
+                   .holds = {.animation = true}, .animation_only_extensions = {".caf"}, .writer_options = {"--cal3d-dialect"}},
+        FormatInfo{.name = "cal3d-crf", .description = "Cal3D binary material", .extensions = {".crf"},
+                   .detect = &cal3d::detect_crf, .read = &cal3d::read_crf, .write = &cal3d::write_crf, .stated_duration = true,
+                   .holds = {.materials = true}, .texture_files = TextureFiles::first_material, .writer_options = {"--cal3d-dialect"}},
+        FormatInfo{.name = "cal3d-cpf", .description = "Cal3D binary morph animation", .extensions = {".cpf"},
+                   .detect = &cal3d::detect_cpf, .read = &cal3d::read_cpf, .write = &cal3d::write_cpf, .stated_duration = true,
+                   .holds = {.morph_animation = true}, .animation_only_extensions = {".cpf"}, .writer_options = {"--cal3d-dialect"}},
+        FormatInfo{.name = "cal3d-xsf", .description = "Cal3D XML skeleton", .extensions = {".xsf"},
+                   .detect = &cal3d::detect_xsf, .read = &cal3d::read_xsf, .write = &cal3d::write_xsf, .stated_duration = true,
+                   .holds = {.skeleton = true}, .writes_xml_text = &always_xml, .writer_options = {"--cal3d-dialect"}},
+        FormatInfo{.name = "cal3d-xmf", .description = "Cal3D XML mesh", .extensions = {".xmf"},
+                   .detect = &cal3d::detect_xmf, .read = &cal3d::read_xmf, .write = &cal3d::write_xmf, .stated_duration = true,
+                   .holds = cal3d_mesh, .writes_xml_text = &always_xml, .writer_options = {"--cal3d-dialect"}},
+        FormatInfo{.name = "cal3d-xaf", .description = "Cal3D XML animation", .extensions = {".xaf"},
+                   .detect = &cal3d::detect_xaf, .read = &cal3d::read_xaf, .write = &cal3d::write_xaf, .stated_duration = true,
+                   .holds = {.animation = true}, .animation_only_extensions = {".xaf"}, .writes_xml_text = &always_xml,
+                   .writer_options = {"--cal3d-dialect"}},
+        FormatInfo{.name = "cal3d-xrf", .description = "Cal3D XML material", .extensions = {".xrf"},
+                   .detect = &cal3d::detect_xrf, .read = &cal3d::read_xrf, .write = &cal3d::write_xrf, .stated_duration = true,
+                   .holds = {.materials = true}, .texture_files = TextureFiles::first_material, .writes_xml_text = &always_xml,
+                   .writer_options = {"--cal3d-dialect"}},
+        FormatInfo{.name = "cal3d-xpf", .description = "Cal3D XML morph animation", .extensions = {".xpf"},
+                   .detect = &cal3d::detect_xpf, .read = &cal3d::read_xpf, .write = &cal3d::write_xpf, .stated_duration = true,
+                   .holds = {.morph_animation = true}, .animation_only_extensions = {".xpf"}, .writes_xml_text = &always_xml,
+                   .writer_options = {"--cal3d-dialect"}},
         // A whole Cal3D character: the .cfg list and its files beside it. No content detection; the
         // reader fetches the members through LoadOptions::read_resource, and named_files lists them.
-        FormatInfo{"cal3d", "Cal3D character (.cfg + skeleton, mesh, material, animation files)", {".cfg"}, nullptr, &cal3d::read_cfg, &cal3d::write_cfg, nullptr, 0, true, false, false, nullptr, &cal3d::cfg_named_files},
+        FormatInfo{.name = "cal3d", .description = "Cal3D character (.cfg + skeleton, mesh, material, animation files)", .extensions = {".cfg"},
+                   .read = &cal3d::read_cfg, .write = &cal3d::write_cfg, .stated_duration = true, .named_files = &cal3d::cfg_named_files,
+                   .holds = {.meshes = true, .skeleton = true, .animation = true, .morphs = true, .morph_animation = true, .colours = true,
+                             .materials = true, .uv_sets = FormatHolds::any_uv_sets},
+                   .texture_files = TextureFiles::every_material,
+                   .member_extensions = {".csf", ".xsf", ".cmf", ".xmf", ".crf", ".xrf", ".caf", ".xaf", ".cpf", ".xpf"},
+                   .writes_xml_text = &xml_unless_binary, .writer_options = {"--cal3d-dialect", "--cal3d-binary"}},
         // Doom 3 / idTech 4 MD5 (docs/md5.md): one row for both files, told apart by their keywords;
         // detected by "MD5Version". Writes an .md5mesh with one .md5anim per animation beside it
         // (<stem>_<animation>.md5anim), or, to a .md5anim path, the first animation there.
-        FormatInfo{"md5", "Doom 3 MD5 (.md5mesh + .md5anim, MD5Version 10)", {".md5mesh", ".md5anim"}, &md5::detect, &md5::read, &md5::write, nullptr, md5::max_weights_per_vertex, false, false, true, nullptr, nullptr, ".md5anim"},
+        FormatInfo{.name = "md5", .description = "Doom 3 MD5 (.md5mesh + .md5anim, MD5Version 10)", .extensions = {".md5mesh", ".md5anim"},
+                   .detect = &md5::detect, .read = &md5::read, .write = &md5::write, .max_influences = md5::max_weights_per_vertex,
+                   .compiler_source = true, .animation_extension = ".md5anim",
+                   .holds = {.meshes = true, .skeleton = true, .animation = true, .materials = true, .uv_sets = 1},
+                   .animation_only_extensions = {".md5anim"}},
         // Valve SMD (docs/smd.md): reference, animation and .vta files in one row, told apart by their
         // sections; detected by "version" first. Writes a reference .smd with one animation SMD per
         // animation beside it (<stem>_<animation>.smd). Link lists hold any number of influences
         // (studiomdl keeps the heaviest three itself). A reference SMD takes the animation SMDs
-        // that a .qc beside it names for its model (docs/cli.md "Companions").
-        FormatInfo{"smd", "Valve Studiomdl Data (.smd reference / animation, .vta flex; version 1)", {".smd", ".vta"}, &smd::detect, &smd::read, &smd::write, nullptr, 0, false, false, true, nullptr, nullptr, {}, 0, ".qc", &smd::read_qc},
+        // that a .qc beside it names for its model (docs/cli.md "Companions"). Its .vta shapes are
+        // read as morph targets, but the writer writes no .vta: holds says what a written file keeps.
+        FormatInfo{.name = "smd", .description = "Valve Studiomdl Data (.smd reference / animation, .vta flex; version 1)", .extensions = {".smd", ".vta"},
+                   .detect = &smd::detect, .read = &smd::read, .write = &smd::write, .compiler_source = true,
+                   .model_list_extension = ".qc", .model_list = &smd::read_qc,
+                   .holds = {.meshes = true, .skeleton = true, .animation = true, .materials = true, .uv_sets = 1}},
         // Wavefront OBJ + .mtl (docs/obj.md): no magic, so claimed by extension only. Static meshes:
         // writes a <stem>.mtl beside it. One of the reference compiler's sources (it reads OBJ).
-        FormatInfo{"obj", "Wavefront OBJ (+ .mtl materials), static meshes", {".obj"}, nullptr, &obj::read, &obj::write, nullptr, 0, false, false, true},
+        FormatInfo{.name = "obj", .description = "Wavefront OBJ (+ .mtl materials), static meshes", .extensions = {".obj"},
+                   .read = &obj::read, .write = &obj::write, .compiler_source = true,
+                   .holds = {.meshes = true, .colours = true, .materials = true, .uv_sets = 1},
+                   .texture_files = TextureFiles::every_material},
         // VDrift JOE v3 (docs/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
         // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
         // Autodesk FBX (docs/fbx.md): binary by its magic, ASCII by its header; 5.x to 7.x, read only.
-        FormatInfo{"fbx", "Autodesk FBX 5.x to 7.x (binary or ASCII): meshes, materials, skeleton, skins; read only", {".fbx"}, &fbx::detect, &fbx::read},
-        FormatInfo{"joe", "VDrift JOE v3 static mesh (frames as morph targets)", {".joe"}, &joe::detect, &joe::read, &single_file<&joe::write>, &joe::validate, 0, false, false, false, &joe::stored_parts},
+        FormatInfo{.name = "fbx", .description = "Autodesk FBX 5.x to 7.x (binary or ASCII): meshes, materials, skeleton, skins; read only",
+                   .extensions = {".fbx"}, .detect = &fbx::detect, .read = &fbx::read,
+                   .holds = {.meshes = true, .skeleton = true, .animation = true, .morphs = true, .morph_animation = true, .colours = true,
+                             .materials = true, .uv_sets = FormatHolds::any_uv_sets}},
+        FormatInfo{.name = "joe", .description = "VDrift JOE v3 static mesh (frames as morph targets)", .extensions = {".joe"},
+                   .detect = &joe::detect, .read = &joe::read, .write = &single_file<&joe::write>, .validate = &joe::validate,
+                   .stored_parts = &joe::stored_parts,
+                   .holds = {.meshes = true, .morphs = true, .materials = true, .uv_sets = 1},
+                   .texture_files = TextureFiles::diffuse_of_used},
     };
     return list;
+}
+
+}  // namespace
+
+const std::deque<FormatInfo>& formats() { return registry(); }
+
+bool register_format(FormatInfo format) {
+    if (format.name.empty() || find_format(format.name)) return false;
+    registry().push_back(std::move(format));
+    return true;
 }
 
 // Names are matched in any letter case ("GLB" is glb), so every caller that takes a format name
@@ -96,17 +170,33 @@ const FormatInfo* find_format(std::string_view name) {
     return nullptr;
 }
 
+namespace {
+
+// Compared in place, case-insensitively: no copy, so nothing to allocate (and nothing to throw).
+bool ends_with(std::string_view path, std::string_view ext) {
+    if (path.size() < ext.size()) return false;
+    for (size_t i = 0; i < ext.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(path[path.size() - ext.size() + i])) != ext[i]) return false;
+    return true;
+}
+
+}  // namespace
+
+bool has_extension(std::string_view path, const std::vector<std::string_view>& extensions) {
+    for (auto ext : extensions)
+        if (ends_with(path, ext)) return true;
+    return false;
+}
+
 const FormatInfo* find_format_by_extension(std::string_view path) {
-    // Compared in place, case-insensitively: no copy, so nothing to allocate (and nothing to throw).
-    auto ends_with = [path](std::string_view ext) {
-        if (path.size() < ext.size()) return false;
-        for (size_t i = 0; i < ext.size(); ++i)
-            if (std::tolower(static_cast<unsigned char>(path[path.size() - ext.size() + i])) != ext[i]) return false;
-        return true;
-    };
     for (auto& f : formats())
-        for (auto ext : f.extensions)
-            if (ends_with(ext)) return &f;
+        if (has_extension(path, f.extensions)) return &f;
+    return nullptr;
+}
+
+const FormatInfo* find_format_made_of(std::string_view path) {
+    for (auto& f : formats())
+        if (!f.member_extensions.empty() && (has_extension(path, f.extensions) || has_extension(path, f.member_extensions))) return &f;
     return nullptr;
 }
 

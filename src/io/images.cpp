@@ -16,6 +16,7 @@
 
 #include "core/guarded.hpp"
 #include "io/texture_search.hpp"
+#include "rigport/formats.hpp"
 #include "rigport/images.hpp"
 
 namespace rigport {
@@ -87,10 +88,11 @@ std::string relative_uri(const fs::path& file, const std::string& output_path) {
     return (rel.empty() ? to : rel).generic_string();
 }
 
-bool ends_with_glb(const std::string& path) {
-    std::string ext = fs::path(path).extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return ext == ".glb";
+// True when the output's format writes one file holding its images at this extension (a .glb:
+// FormatInfo::single_file_extension), so Auto embeds them.
+bool writes_one_file(const std::string& path) {
+    const FormatInfo* f = find_format_by_extension(path);
+    return f && !f->single_file_extension.empty() && has_extension(path, {f->single_file_extension});
 }
 
 }  // namespace
@@ -104,7 +106,7 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
             if (map.image < 0 && !map.uri.empty() && seen.insert(map.uri).second) uris.push_back(map.uri);  // held: the writer's
 
     const bool embed = options.mode == ImageOptions::Mode::Embed ||
-                       (options.mode == ImageOptions::Mode::Auto && ends_with_glb(output_path));
+                       (options.mode == ImageOptions::Mode::Auto && writes_one_file(output_path));
     detail::TextureFinder finder(detail::texture_search(options));
     std::vector<GltfImage> out;
     for (const std::string& uri : uris) {

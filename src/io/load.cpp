@@ -37,6 +37,8 @@ const FormatInfo* choose_reader(std::span<const uint8_t> bytes, const std::strin
 
 }  // namespace
 
+// The one place every read passes (load reads the file, then comes here): the size limit, the
+// format, the reader, the scene's invariants, the input path on every warning.
 static Expected<Scene> load_bytes_unguarded(std::span<const uint8_t> bytes, const std::string& path, const LoadOptions& options) {
     if (bytes.size() > options.max_file_bytes)
         return with_path(make_error(ErrorCode::LimitExceeded, fmt::format("input is {} bytes, the limit is {}", bytes.size(), options.max_file_bytes)), path);
@@ -45,6 +47,9 @@ static Expected<Scene> load_bytes_unguarded(std::span<const uint8_t> bytes, cons
     if (!f) return with_path(error, path);
     auto scene = f->read(bytes, options);
     if (!scene) return with_path(scene.error(), path);
+    // Every reader's scene holds together before anyone uses it (indices in range, arrays sized
+    // to their vertices, joints parent-first): checked here, once, for every format.
+    if (auto st = check_invariants(*scene); !st) return with_path(st.error(), path);
     scene->warnings.set_path(path);  // a reader's warnings are about the file it read
     return scene;
 }

@@ -22,19 +22,19 @@ Error with_path(Error e, const std::string& path) {
     return e;
 }
 
-// The images a non-glTF output names (its materials' texture files), as files beside it: IQM, IQE
-// and JOE name one texture per material a mesh uses; a .cfg writes every material, a .crf/.xrf
-// material 0, an .obj's .mtl every material. Skeleton, mesh and animation files name none. glTF
-// writes its images itself.
-std::vector<OutputFile> embedded_image_files(const Scene& scene, std::string_view format) {
-    if (scene.images.empty()) return {};
+// The images an output names as its materials' texture files, as files beside it, as its row
+// says (FormatInfo::texture_files): IQM, IQE and JOE name one texture per material a mesh uses; a
+// .cfg writes every material, a .crf/.xrf material 0, an .obj's .mtl every material. Skeleton,
+// mesh and animation files name none, and glTF writes its images itself.
+std::vector<OutputFile> embedded_image_files(const Scene& scene, TextureFiles policy) {
+    if (scene.images.empty() || policy == TextureFiles::none) return {};
     std::vector<bool> written(scene.materials.size(), false);
-    const bool one_texture = format == "iqm" || format == "iqe" || format == "joe";
+    const bool one_texture = policy == TextureFiles::diffuse_of_used;
     if (one_texture)
         for (auto& mesh : scene.meshes)
             if (mesh.material >= 0 && size_t(mesh.material) < written.size()) written[size_t(mesh.material)] = true;
-    if (format == "cal3d" || format == "obj") written.assign(written.size(), true);
-    if ((format == "cal3d-crf" || format == "cal3d-xrf") && !written.empty()) written[0] = true;
+    if (policy == TextureFiles::every_material) written.assign(written.size(), true);
+    if (policy == TextureFiles::first_material && !written.empty()) written[0] = true;
     return detail::embedded_image_files(scene, written, one_texture);
 }
 
@@ -75,12 +75,9 @@ static Expected<Output> save_scene(const Scene& scene, const std::string& path, 
     // once, so no writer reads past an array or copies memory into a file.
     if (auto st = check_invariants(scene); !st) return with_path(st.error(), path);
     // No format holds NaN or infinity: refused before any writer runs, as an input problem.
-    const bool gltf = std::string_view(f->name) == "gltf" || std::string_view(f->name) == "glb";
-    if (auto st = detail::check_finite_for_writing(scene, gltf); !st) return with_path(st.error(), path);
-    // Cal3D XML (an .x?f file, or a .cfg with XML members) cannot hold every byte a name may have.
-    const std::string_view name = f->name;
-    const bool cal3d_xml = (name.size() == 9 && name.starts_with("cal3d-x")) || (name == "cal3d" && !options.cal3d.binary);
-    if (cal3d_xml)
+    if (auto st = detail::check_finite_for_writing(scene, f->repairs_normals); !st) return with_path(st.error(), path);
+    // An output storing names as XML text (Cal3D XML) cannot hold every byte a name may have.
+    if (f->writes_xml_text && f->writes_xml_text(options))
         if (auto st = detail::check_xml_text_for_writing(scene); !st) return with_path(st.error(), path);
     // The writer reports into a list of its own: the Output carries it whether or not the caller
     // gave one, so no warning is lost.
@@ -89,8 +86,7 @@ static Expected<Output> save_scene(const Scene& scene, const std::string& path, 
     reporting.warnings = &warnings;
     auto out = f->write(scene, path, reporting);
     if (!out) return with_path(out.error(), path);
-    if (!gltf)
-        for (auto& file : embedded_image_files(scene, name)) out->side_files.push_back(std::move(file));
+    for (auto& file : embedded_image_files(scene, f->texture_files)) out->side_files.push_back(std::move(file));
     if (out->format.empty()) out->format = f->name;
     for (auto& w : warnings.items) {
         if (w.path.empty()) w.path = path;

@@ -9,25 +9,25 @@
 #include <map>
 
 #include "rigport/cal3d.hpp"
+#include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 
 namespace rigport {
 
 namespace {
 
-std::string lower_extension(const std::string& path) {
-    std::string e = std::filesystem::path(path).extension().string();
-    std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return e;
-}
-
 enum class Kind { Cfg, Skeletal, Morph, Other };
 
+// What a file of a character is, from its registry row: the list itself (the row made of
+// members), an animation-only file of skeletal or of morph animation, or another part.
 Kind kind_of(const std::string& path) {
-    const std::string e = lower_extension(path);
-    if (e == ".cfg") return Kind::Cfg;
-    if (e == ".caf" || e == ".xaf") return Kind::Skeletal;
-    if (e == ".cpf" || e == ".xpf") return Kind::Morph;
+    const FormatInfo* f = find_format_by_extension(path);
+    if (!f || !find_format_made_of(path)) return Kind::Other;  // not a file of a character
+    if (!f->member_extensions.empty() && has_extension(path, f->extensions)) return Kind::Cfg;
+    if (has_extension(path, f->animation_only_extensions)) {
+        if (f->holds.animation) return Kind::Skeletal;
+        if (f->holds.morph_animation) return Kind::Morph;
+    }
     return Kind::Other;
 }
 
@@ -35,11 +35,8 @@ bool has_options(const AnimationInputOptions& o) { return o.name || o.fps || o.l
 
 }  // namespace
 
-bool is_cal3d_path(const std::string& path) {
-    static const char* const extensions[] = {".cfg", ".csf", ".xsf", ".cmf", ".xmf", ".crf", ".xrf", ".caf", ".xaf", ".cpf", ".xpf"};
-    const std::string e = lower_extension(path);
-    return std::find(std::begin(extensions), std::end(extensions), e) != std::end(extensions);
-}
+// The Cal3D row lists its members' extensions (FormatInfo::member_extensions).
+bool is_cal3d_path(const std::string& path) { return find_format_made_of(path) != nullptr; }
 
 namespace detail {
 

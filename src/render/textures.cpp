@@ -90,8 +90,9 @@ Expected<std::vector<std::shared_ptr<const RenderImage>>> load_render_textures(c
     ImageOptions embed = options;
     embed.mode = ImageOptions::Mode::Embed;
     embed.convert = false;
-    // The resolver writes for a glTF output beside the model (docs/render.md: found as the export finds it).
-    const std::string output = options.model_path.empty() ? "render.glb" : options.model_path + ".glb";
+    // Found as the export finds them (docs/render.md), for an output beside the model: in Embed
+    // mode only the output's folder matters to the resolver, so the model's own path serves.
+    const std::string output = options.model_path.empty() ? "render" : options.model_path;
     Warnings found_warnings;
     auto found = resolve_images(files, output, embed, found_warnings);
     if (!found) return found.error();

@@ -35,6 +35,31 @@ def rest_extent(path):
     return [round(max(p[i] for p in pts) - min(p[i] for p in pts), 6) for i in range(3)]
 
 
+def menus_from_registry():
+    """The add-on's menus, filters and orderings come from `rigport formats --json`: every row
+    that reads is importable by its extensions, every export entry is a row that writes."""
+    from rigport_io import registry
+    rows = rigport("formats")["formats"]
+    check(registry.rows() == rows, "the add-on reads the registry rigport prints")
+    globs = ";".join(glob for _, glob in registry.import_entries(rows)).split(";")
+    for r in rows:
+        if r["read"]:
+            check(all("*" + e in globs for e in r["extensions"]), f"import menu covers {r['name']} {r['extensions']}")
+    for text, ext in registry.export_entries(rows):
+        row = registry.row_for(rows, "x" + ext)
+        check(row is not None and row["write"], f"export entry {text!r}: {ext} is a format rigport writes")
+    exts = [ext for _, ext in registry.export_entries(rows)]
+    check(".glb" in exts and ".cfg" in exts and ".fbx" not in exts, f"export entries {exts}")
+    check({".md5anim", ".caf"} <= registry.animation_only_extensions(rows), "animation-only extensions from the rows")
+    cfg = registry.row_for(rows, "x.cfg")
+    check("--cal3d-dialect" in cfg["writer_options"], "the .cfg row lists its writer options")
+    # A row the add-on has never heard of appears in both menus without an edit.
+    toy = dict(rows[0], name="toy", description="Toy format (test)", extensions=[".toy"], member_extensions=[],
+               single_file_extension="", animation_only_extensions=[], writer_options=[])
+    check(("Toy format via rigport (.toy)", "*.toy") in registry.import_entries(rows + [toy]), "a new row is importable")
+    check(("Toy format via rigport (.toy)", ".toy") in registry.export_entries(rows + [toy]), "a new row is exportable")
+
+
 def options(models, corpus, golden):
     src = os.path.join(models, "sample.iqm")
     rigport_plain("sample", "-o", src)
@@ -99,6 +124,8 @@ def options(models, corpus, golden):
     bpy.ops.object.select_all(action='DESELECT')
     expect_error(lambda: bpy.ops.export_scene.rigport(filepath=os.path.join(models, "y.iqm")),
                  "Select", "nothing selected")
+
+    menus_from_registry()
 
     # Where rigport is found: a bad RIGPORT_BINARY is named; nothing at all says where to set it.
     saved = {k: os.environ.get(k) for k in ("RIGPORT_BINARY", "PATH")}

@@ -83,3 +83,12 @@ def test_companions_keyword(cli, tmp_path):
     assert len(rigport.load(mesh, companions=False).animations) == 0
     record = rigport.convert(mesh, tmp_path / "bob.glb", companions=False)
     assert record["companions"] == []
+
+
+def test_formats_equals_cli_json(cli):
+    # The registry with every row's fields, as `rigport formats --json` prints it (docs/formats.md).
+    got = rigport.formats()
+    assert got == cli_json(cli, "formats", "--json")
+    rows = {r["name"]: r for r in got["formats"]}
+    assert rows["cal3d"]["member_extensions"] and ".caf" in rows["cal3d-caf"]["animation_only_extensions"]
+    assert rows["gltf"]["single_file_extension"] == ".glb" and not rows["fbx"]["write"]

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <regex>
 #include <string>
 
 #include "rigport/formats.hpp"
@@ -90,6 +91,71 @@ TEST(Registry, NoWarningIsUntyped) {
         if (entry.path().filename() == "error.cpp") continue;  // the enum's own name table
         EXPECT_EQ(text.find("WarningCode::Other"), std::string::npos) << entry.path();
     }
+    EXPECT_GT(files, 50u);
+}
+
+// What a format holds and how its files work is on its row: which images go beside an output,
+// the files a Cal3D character is made of, animation-only files, glTF's one-file variant.
+TEST(Registry, RowsSayHowTheirFilesWork) {
+    for (const FormatInfo& f : formats()) {
+        SCOPED_TRACE(std::string(f.name));
+        const bool gltf = f.name == "gltf" || f.name == "glb";
+        EXPECT_EQ(f.single_file_extension, gltf ? ".glb" : "");
+        EXPECT_EQ(f.repairs_normals, gltf);
+        EXPECT_EQ(!f.member_extensions.empty(), f.name == "cal3d");
+        EXPECT_EQ(f.read_compiler_source != nullptr, f.name == "iqe");
+        EXPECT_EQ(f.holds.meshes || f.holds.skeleton || f.holds.animation || f.holds.morph_animation || f.holds.materials, true);
+        for (auto ext : f.animation_only_extensions) EXPECT_TRUE(has_extension(std::string("a") + std::string(ext), f.extensions)) << ext;
+    }
+    EXPECT_EQ(find_format("iqm")->texture_files, TextureFiles::diffuse_of_used);
+    EXPECT_EQ(find_format("obj")->texture_files, TextureFiles::every_material);
+    EXPECT_EQ(find_format("cal3d-xrf")->texture_files, TextureFiles::first_material);
+    EXPECT_EQ(find_format("gltf")->texture_files, TextureFiles::none);
+    EXPECT_EQ(find_format_made_of("dir/walk.XAF"), find_format("cal3d"));
+    EXPECT_EQ(find_format_made_of("hero.cfg"), find_format("cal3d"));
+    EXPECT_EQ(find_format_made_of("hero.iqm"), nullptr);
+    EXPECT_TRUE(find_format("cal3d")->writes_xml_text(SaveOptions{}));
+    SaveOptions binary;
+    binary.cal3d.binary = true;
+    EXPECT_FALSE(find_format("cal3d")->writes_xml_text(binary));
+    EXPECT_EQ(find_format("cal3d-csf")->writes_xml_text, nullptr);
+}
+
+// `rigport formats --json`: one object per row, in registry order, with the row's fields.
+TEST(Registry, FormatsJsonListsEveryRow) {
+    auto run = test::run_cli({"formats", "--json"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.out, formats_json() + "\n");
+    size_t at = 0, rows = 0;
+    for (const FormatInfo& f : formats()) {
+        at = run.out.find("\"name\": \"" + std::string(f.name) + "\"", at);
+        ASSERT_NE(at, std::string::npos) << f.name;
+        ++rows;
+    }
+    EXPECT_EQ(rows, formats().size());
+    for (const char* field : {"\"holds\"", "\"member_extensions\"", "\"animation_only_extensions\"", "\"single_file_extension\"",
+                              "\"writer_options\"", "\"texture_files\"", "\"read\"", "\"write\""})
+        EXPECT_NE(run.out.find(field), std::string::npos) << field;
+}
+
+// No code outside src/formats/ compares a model format's name or extension: it asks the row
+// (docs/architecture.md "Adding a format: one folder + one row").
+TEST(Registry, NoFormatNamesOutsideTheFormats) {
+    const std::filesystem::path root(RIGPORT_SOURCE_DIR);
+    const std::regex quoted(R"re("\.?(iqm|iqe|gltf|glb|cal3d|md5|md5mesh|md5anim|smd|vta|obj|fbx|joe|cfg|xsf|xmf|xaf|xrf|csf|cmf|caf|crf|cpf|xpf|qc|mtl)")re");
+    uint64_t files = 0;
+    for (const char* dir : {"src", "tools", "python", "blender"})
+        for (auto& entry : std::filesystem::recursive_directory_iterator(root / dir)) {
+            if (!entry.is_regular_file()) continue;
+            const std::string ext = entry.path().extension().string();
+            if (ext != ".cpp" && ext != ".hpp" && ext != ".py") continue;
+            if (entry.path().lexically_relative(root).string().rfind("src/formats/", 0) == 0) continue;
+            const auto bytes = test::read_bytes(entry.path());
+            const std::string text(bytes.begin(), bytes.end());
+            ++files;
+            std::smatch m;
+            EXPECT_FALSE(std::regex_search(text, m, quoted)) << entry.path() << ": " << m.str();
+        }
     EXPECT_GT(files, 50u);
 }
 

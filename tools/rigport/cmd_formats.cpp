@@ -1,6 +1,7 @@
 // `rigport formats`: the format registry, with what each format supports.
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include "cli.hpp"
 
@@ -10,7 +11,12 @@ namespace {
 
 // validate: every format rigport reads is validated (its reader's warnings and the scene
 // checks); "bytes" where the format also has checks of the stored bytes (FormatInfo::validate).
-int run_formats() {
+int run_formats(bool json) {
+    // Every field a row declares, for programs (the Blender add-on builds its menus from it).
+    if (json) {
+        fmt::print("{}\n", formats_json());
+        return exit_ok;
+    }
     auto extensions = [](const FormatInfo& f) {
         std::string ext;
         for (auto e : f.extensions) {
@@ -41,7 +47,9 @@ int run_formats() {
 
 Verb add_formats(CLI::App& app) {
     CLI::App* sub = app.add_subcommand("formats", "List the formats rigport knows and what it can do with each");
-    return {sub, []() { return run_formats(); }};
+    auto json = std::make_shared<bool>(false);
+    sub->add_flag("--json", *json, "Every field of each registry row as JSON (docs/formats.md \"The registry as JSON\")");
+    return {sub, [json]() { return run_formats(*json); }};
 }
 
 }  // namespace rigport::cli

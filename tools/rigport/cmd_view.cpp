@@ -94,11 +94,17 @@ int run_view(const ViewArgs& a) {
     if (a.inputs.size() > 1) info["inputs"] = a.inputs;
 
     // The model as `convert MODEL -o MODEL.glb` writes it, textures inside, kept in memory.
-    auto format = find_output_format("model.glb", "");
+    // The registry's first writer of one file that holds its images (FormatInfo::single_file_extension:
+    // glTF's .glb), found by what it does, not by name.
+    const FormatInfo* one_file = nullptr;
+    for (auto& f : formats())
+        if (!one_file && f.write && f.holds_images && !f.single_file_extension.empty()) one_file = &f;
+    const std::string model_name = one_file ? "model" + std::string(one_file->single_file_extension) : std::string();
+    auto format = find_output_format(model_name, "");
     if (!format) return fail(format.error(), write_exit_code(format.error()), false);
     ModelJob job;
     for (auto& p : a.inputs) job.inputs.push_back(CompileInput{{p}, {}});
-    job.output = std::filesystem::path(a.output).replace_extension(".glb").string();
+    job.output = std::filesystem::path(a.output).replace_extension(std::string((*format)->single_file_extension)).string();
     job.check_output_first = false;
     job.in_memory = true;
     ModelOptions options;

@@ -177,7 +177,16 @@ static Expected<Scene> load_cal3d_character_unguarded(const std::vector<std::str
             inputs.push_back(Input{p, {}, 0, {}, {}, {}, false});
         }
     }
-    return assemble_character(inputs, std::move(out), options);
+    // A character from several files is a read of its own, outside load_bytes: the same check of
+    // the scene's invariants after it (src/io/load.cpp does it for every single-file read).
+    auto scene = assemble_character(inputs, std::move(out), options);
+    if (scene)
+        if (auto st = check_invariants(*scene); !st) {
+            Error e = st.error();
+            if (e.path.empty() && !paths.empty()) e.path = paths.front();
+            return e;
+        }
+    return scene;
 }
 
 static Expected<Scene> assemble_character(const std::vector<Input>& inputs, Scene out, const LoadOptions& options) {

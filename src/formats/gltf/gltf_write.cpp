@@ -97,7 +97,7 @@ void collect_scene_roots(Document& doc) {
 }
 
 Expected<Output> write_container(const Scene& scene, const std::string& path, const SaveOptions& options, bool glb) {
-    if (auto st = check_invariants(scene); !st) return st.error();
+    // The scene\'s invariants: checked by save_output before any writer runs (src/io/save.cpp).
     if (auto st = check_finite(scene); !st) return st.error();
     if (scene.skeleton.joints.size() > 65536)
         return make_error(ErrorCode::LimitExceeded, fmt::format("{} joints: JOINTS_n hold at most 65536", scene.skeleton.joints.size()));

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "process/compiler_source.hpp"
 #include "process/smooth_normals.hpp"
 #include "rigport/error.hpp"
 #include "rigport/io.hpp"
@@ -30,6 +31,9 @@ bool detect(std::span<const uint8_t> bytes);  // "# Inter-Quake Export" in the f
 Expected<Document> parse(std::span<const uint8_t> bytes, const LoadOptions& options);
 // parse() and its scene, unprocessed (no normals generated): what `load` gives.
 Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options);
+// parse() as the compiler wants it (FormatInfo::read_compiler_source): the scene, its smoothing
+// groups and whether it has normals, the warnings naming nothing yet (the caller sets the path).
+Expected<CompilerSource> read_compiler_source(std::span<const uint8_t> bytes, const LoadOptions& options);
 // Tests only: parse in chunks of `bytes` (0 = the default, 512 KiB) and split files of two chunks
 // or more, so that small fixtures take the parallel path; the result must not change.
 void set_chunk_bytes_for_testing(size_t bytes);

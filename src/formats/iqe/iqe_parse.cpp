@@ -547,12 +547,7 @@ Expected<Document> Parser::run() {
         return error_at(1, 1, "not an IQE file: the first line must contain '# Inter-Quake Export'");
     if (auto e = run_chunks(options_.threads)) return *e;
     if (auto e = finish()) return *e;
-    if (auto st = check_invariants(doc_.scene); !st) {
-        Error e = st.error();
-        e.line = cur_.line();
-        e.column = 1;
-        return e;
-    }
+    // The scene's invariants: checked by load_bytes, and by the compiler for read_compiler_source.
     return std::move(doc_);
 }
 
@@ -567,11 +562,7 @@ bool detect(std::span<const uint8_t> bytes) {
 }
 
 Expected<Document> parse(std::span<const uint8_t> bytes, const LoadOptions& options) {
-    if (bytes.size() > options.max_file_bytes) {
-        Error e = make_error(ErrorCode::LimitExceeded, fmt::format("{} bytes exceed LoadOptions::max_file_bytes", bytes.size()));
-        e.line = 1, e.column = 1;
-        return e;
-    }
+    // LoadOptions::max_file_bytes: checked once by load_bytes and read_input, before any reader.
     return Parser(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), options).run();
 }
 
@@ -582,6 +573,12 @@ Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options)
     // plain load gives what the format means; the compiler's other steps stay compile()'s.
     if (!doc->has_normals) generate_normals(doc->scene, doc->smoothing);
     return std::move(doc->scene);
+}
+
+Expected<CompilerSource> read_compiler_source(std::span<const uint8_t> bytes, const LoadOptions& options) {
+    auto doc = parse(bytes, options);
+    if (!doc) return doc.error();
+    return CompilerSource{std::move(doc->scene), std::move(doc->smoothing), doc->has_normals};
 }
 
 }  // namespace rigport::iqe

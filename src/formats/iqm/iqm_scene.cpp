@@ -435,7 +435,7 @@ Expected<Scene> SceneBuilder::run() {
     if (auto e = build_meshes()) return *e;
     if (auto e = build_animations()) return *e;
     copy_meta();
-    if (auto st = check_invariants(scene_); !st) return st.error();
+    // The scene's invariants are checked by load_bytes, once for every format (src/io/load.cpp).
     return std::move(scene_);
 }
 

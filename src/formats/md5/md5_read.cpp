@@ -104,12 +104,7 @@ Expected<Scene> Parser::run() {
     meta.up = UpAxis::Z;
     meta.handedness = Handedness::Right;
     meta.front_face = Winding::Clockwise;
-    if (auto st = check_invariants(scene_); !st) {
-        Error err = st.error();
-        err.line = last_.line;
-        err.column = last_.column;
-        return err;
-    }
+    // The scene's invariants are checked by load_bytes, once for every format (src/io/load.cpp).
     return std::move(scene_);
 }
 
@@ -123,11 +118,7 @@ bool detect(std::span<const uint8_t> bytes) {
 }
 
 Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options) {
-    if (bytes.size() > options.max_file_bytes) {
-        Error e = make_error(ErrorCode::LimitExceeded, fmt::format("{} bytes exceed LoadOptions::max_file_bytes", bytes.size()));
-        e.line = 1, e.column = 1;
-        return e;
-    }
+    // LoadOptions::max_file_bytes: checked once by load_bytes and read_input, before any reader.
     return detail::Parser(bytes, options).run();
 }
 

@@ -325,7 +325,7 @@ Expected<Output> write(const Scene& input, const std::string& path, const SaveOp
     // MD5 shares IQM's conventions (Z up, clockwise, w <= 0): other scenes are written from a copy.
     std::optional<Scene> converted = iqm_conventions_copy(input);
     Scene scene = converted ? std::move(*converted) : input;
-    if (auto st = check_invariants(scene); !st) return st.error();
+    // The scene\'s invariants: checked by save_output before any writer runs (src/io/save.cpp).
     if (auto st = rigport::detail::check_frame_budget(scene, options, "MD5"); !st) return st.error();
     Writer writer(scene, options);
     writer.prepare();
