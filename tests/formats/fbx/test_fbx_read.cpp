@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "assimp_oracle.hpp"
 #include "formats/fbx/fbx_document.hpp"
 #include "formats/fbx/fbx_fixtures.hpp"
 #include "gltf_oracle.hpp"
@@ -185,7 +185,7 @@ TEST(FbxCorpus, EveryFileLoads) {
 // cube (assimp cannot read big-endian FBX).
 TEST(FbxCorpus, AssimpAgreesOnVertexPositions) {
     RIGPORT_REQUIRE_CORPUS();
-    if (std::system("command -v assimp > /dev/null 2>&1") != 0) GTEST_SKIP() << "assimp not found: install assimp-utils (scripts/setup.sh)";
+    RIGPORT_REQUIRE_ASSIMP();
     const char* names[] = {"assimp_assimp__boxWithCompressedCTypeArray.FBX", "ufbx_ufbx__blender_279_sausage_7400_binary.fbx",
                            "ufbx_ufbx__blender_293_barbarian_7400_binary.fbx", "ufbx_ufbx__blender_293_half_skinned_7400_binary.fbx",
                            "ufbx_ufbx__maya_anim_layers_7500_ascii.fbx", "ufbx_ufbx__maya_kenney_character_7700_binary.fbx"};
@@ -194,17 +194,14 @@ TEST(FbxCorpus, AssimpAgreesOnVertexPositions) {
         if (!fs::exists(in)) continue;
         const fs::path dir = temp_dir();
         const fs::path theirs_path = dir / "assimp.obj";
-        const std::string cmd = "assimp export '" + in.string() + "' '" + theirs_path.string() + "' > /dev/null 2>&1";
-        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        ASSERT_TRUE(assimp_export_obj(in, theirs_path));
         const auto theirs = obj_vertex_positions(theirs_path);
         auto scene = load(in.string());
         ASSERT_TRUE(scene) << scene.error().to_string();
         const auto ours = mesh_positions(*scene);
         const double size = largest_coordinate(ours);
         ASSERT_FALSE(theirs.empty()) << name;
-        const double error = point_set_distance(ours, theirs);
-        EXPECT_LE(error, 1e-5 * size) << name << ": model size " << size;
-        std::cout << "[ note ] " << name << ": " << ours.size() << " vertices, assimp " << theirs.size() << ", farthest " << error << " (size " << size << ")\n";
+        expect_same_points_as_assimp(name, ours, theirs, size);
     }
 }
 

@@ -5,10 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "assimp_oracle.hpp"
+#include "convert_checks.hpp"
 #include "rigport/io.hpp"
 #include "test_support.hpp"
 
@@ -25,14 +26,11 @@ TEST(Md5Convert, MeshAndAnimationToIqmAndGlbValidate) {
     const fs::path out = files_dir();
     for (const char* ext : {".iqm", ".glb"}) {
         const std::string target = (out / (std::string("rifle") + ext)).string();
-        auto r = run_cli({"convert", (md5 / (std::string(rifle) + ".md5mesh")).string(), (md5 / (std::string(rifle) + "_fire.md5anim")).string(), "-o", target});
-        ASSERT_EQ(r.exit_code, 0) << r.err;
-        auto v = run_cli({"validate", target});
-        EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
-        auto scene = load(target);
-        ASSERT_TRUE(scene) << scene.error().to_string();
-        ASSERT_EQ(scene->animations.size(), 1u);
-        EXPECT_EQ(scene->skeleton.joints.size(), 46u);
+        Scene scene;
+        ASSERT_NO_FATAL_FAILURE(
+            convert_and_validate({(md5 / (std::string(rifle) + ".md5mesh")).string(), (md5 / (std::string(rifle) + "_fire.md5anim")).string()}, target, scene));
+        ASSERT_EQ(scene.animations.size(), 1u);
+        EXPECT_EQ(scene.skeleton.joints.size(), 46u);
     }
     // And back to MD5: the mesh and its animation beside it.
     const std::string back = (out / "again.md5mesh").string();
@@ -41,21 +39,19 @@ TEST(Md5Convert, MeshAndAnimationToIqmAndGlbValidate) {
     bool anim = false;
     for (auto& e : fs::directory_iterator(out)) anim = anim || e.path().extension() == ".md5anim";
     EXPECT_TRUE(anim);
-    auto f = run_cli({"formats"});
-    EXPECT_NE(f.out.find("md5"), std::string::npos) << f.out;
+    expect_format_listed("md5");
 }
 
 
 
 TEST(Md5Convert, AssimpAgreesOnVertexPositions) {
     RIGPORT_REQUIRE_CORPUS();
-    if (std::system("command -v assimp > /dev/null 2>&1") != 0) GTEST_SKIP() << "assimp not found: install assimp-utils (scripts/setup.sh)";
+    RIGPORT_REQUIRE_ASSIMP();
     const fs::path dir = files_dir();
     for (const char* stem : {"assimp_assimp__SimpleCube", "assimp_assimp__BoarMan", "UnvanquishedAssets_res-weapons_src.dpkdir__grenade", rifle}) {
         const fs::path in = corpus_dir() / "md5" / (std::string(stem) + ".md5mesh");
         const fs::path obj = dir / (std::string(stem) + ".obj");
-        const std::string cmd = "assimp export '" + in.string() + "' '" + obj.string() + "' > /dev/null 2>&1";
-        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        ASSERT_TRUE(assimp_export_obj(in, obj));
         const auto theirs = obj_vertex_positions(obj);
         auto scene = load(in.string());
         ASSERT_TRUE(scene) << scene.error().to_string();
@@ -68,10 +64,7 @@ TEST(Md5Convert, AssimpAgreesOnVertexPositions) {
                 size = std::max({size, double(std::fabs(p[0])), double(std::fabs(p[1])), double(std::fabs(p[2]))});
             }
         ASSERT_FALSE(theirs.empty()) << stem;
-        const double error = point_set_distance(ours, theirs);
-        EXPECT_LE(error, 1e-5 * size) << stem << ": model size " << size;
-        std::cout << "[ note ] " << stem << ": " << ours.size() << " vertices, assimp " << theirs.size() << ", max distance " << error
-                  << " (model size " << size << ")\n";
+        expect_same_points_as_assimp(stem, ours, theirs, size);
     }
 }
 

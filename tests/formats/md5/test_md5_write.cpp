@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "convert_checks.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/compile.hpp"
 #include "rigport/io.hpp"
@@ -27,13 +28,7 @@ std::vector<std::string> write_md5(const Scene& scene, const fs::path& dir, cons
     EXPECT_TRUE(out) << (out ? "" : out.error().to_string());
     if (!out) return {};
     EXPECT_EQ(out->format, "md5");
-    std::vector<std::string> paths{path};
-    write_bytes(path, out->bytes);
-    for (auto& side : out->side_files) {
-        write_bytes(dir / side.name, side.bytes);
-        paths.push_back((dir / side.name).string());
-    }
-    return paths;
+    return write_files(*out, path);
 }
 
 // The mesh file first, each animation file after it, as `rigport convert` takes them.

@@ -5,12 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 
+#include "assimp_oracle.hpp"
+#include "convert_checks.hpp"
 #include "rigport/io.hpp"
 #include "test_support.hpp"
 
@@ -94,14 +95,13 @@ TEST(ObjCorpus, EveryFileReadsWithItsCounts) {
 
 TEST(ObjCorpus, AssimpAgreesOnVertexPositions) {
     RIGPORT_REQUIRE_CORPUS();
-    if (std::system("command -v assimp > /dev/null 2>&1") != 0) GTEST_SKIP() << "assimp not found: install assimp-utils (scripts/setup.sh)";
+    RIGPORT_REQUIRE_ASSIMP();
     double worst_ratio = 0;
     for (const Expect& e : expected) {
         if (e.triangles == 0) continue;  // a point cloud: rigport makes no mesh of it
         const fs::path in = staged(e.stem);
         const fs::path out = in.parent_path() / "assimp_out.obj";
-        const std::string cmd = "assimp export '" + in.string() + "' '" + out.string() + "' > /dev/null 2>&1";
-        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        ASSERT_TRUE(assimp_export_obj(in, out));
         const auto theirs = obj_vertex_positions(out);
         auto scene = load(in.string());
         ASSERT_TRUE(scene) << scene.error().to_string();
@@ -109,11 +109,8 @@ TEST(ObjCorpus, AssimpAgreesOnVertexPositions) {
         const auto ours = mesh_positions(*scene);
         const double size = largest_coordinate(ours);
         ASSERT_FALSE(theirs.empty()) << e.stem;
-        const double error = point_set_distance(ours, theirs);
-        EXPECT_LE(error, 1e-5 * size) << e.stem << ": model size " << size;
+        const double error = expect_same_points_as_assimp(e.stem, ours, theirs, size);
         worst_ratio = std::max(worst_ratio, error / size);
-        std::cout << "[ note ] " << e.stem << ": " << ours.size() << " vertices, assimp " << theirs.size() << ", max distance " << error << " (model size "
-                  << size << ")\n";
     }
     std::cout << "[ note ] worst distance / model size: " << worst_ratio << "\n";
 }
@@ -124,18 +121,13 @@ TEST(ObjConvert, ToGlbAndIqmValidate) {
     const fs::path out = in.parent_path();
     for (const char* ext : {".glb", ".iqm"}) {
         const std::string target = (out / (std::string("spider") + ext)).string();
-        auto r = run_cli({"convert", in.string(), "-o", target});
-        ASSERT_EQ(r.exit_code, 0) << r.err;
-        auto v = run_cli({"validate", target});
-        EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
-        auto scene = load(target);
-        ASSERT_TRUE(scene) << scene.error().to_string();
+        Scene scene;
+        ASSERT_NO_FATAL_FAILURE(convert_and_validate({in.string()}, target, scene));
         // The reference compiler's pipeline drops spider's 56 degenerate triangles.
-        EXPECT_EQ(scene->triangle_count(), 1312u) << ext;
-        EXPECT_EQ(scene->materials.size(), 4u) << ext;
+        EXPECT_EQ(scene.triangle_count(), 1312u) << ext;
+        EXPECT_EQ(scene.materials.size(), 4u) << ext;
     }
-    auto f = run_cli({"formats"});
-    EXPECT_NE(f.out.find("obj"), std::string::npos) << f.out;
+    expect_format_listed("obj");
 }
 
 }  // namespace

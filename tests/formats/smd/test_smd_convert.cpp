@@ -5,10 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "assimp_oracle.hpp"
+#include "convert_checks.hpp"
 #include "rigport/io.hpp"
 #include "test_support.hpp"
 
@@ -26,16 +27,12 @@ TEST(SmdConvert, ReferenceAndAnimationToIqmAndGlbValidate) {
     const std::string anim = (smd / "Artfunkel_BlenderSourceTools__ActionFilter_X_Axis.smd").string();
     for (const char* ext : {".iqm", ".glb"}) {
         const std::string target = (out / (std::string("cube") + ext)).string();
-        auto r = run_cli({"convert", ref, anim, "-o", target});
-        ASSERT_EQ(r.exit_code, 0) << r.err;
-        auto v = run_cli({"validate", target});
-        EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
-        auto scene = load(target);
-        ASSERT_TRUE(scene) << scene.error().to_string();
-        ASSERT_EQ(scene->animations.size(), 1u);
-        EXPECT_EQ(scene->animations[0].name, "Artfunkel_BlenderSourceTools__ActionFilter_X_Axis");
-        EXPECT_EQ(scene->skeleton.joints.size(), 2u);
-        EXPECT_EQ(scene->triangle_count(), 12u);
+        Scene scene;
+        ASSERT_NO_FATAL_FAILURE(convert_and_validate({ref, anim}, target, scene));
+        ASSERT_EQ(scene.animations.size(), 1u);
+        EXPECT_EQ(scene.animations[0].name, "Artfunkel_BlenderSourceTools__ActionFilter_X_Axis");
+        EXPECT_EQ(scene.skeleton.joints.size(), 2u);
+        EXPECT_EQ(scene.triangle_count(), 12u);
     }
     // SMD stores no rate: 30 fps, or --fps before the animation file (the keys move with it).
     const std::string at24 = (out / "cube24.iqm").string();
@@ -50,23 +47,21 @@ TEST(SmdConvert, ReferenceAndAnimationToIqmAndGlbValidate) {
     auto r = run_cli({"convert", (out / "cube.iqm").string(), "-o", back});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(fs::exists(out / "again_Artfunkel_BlenderSourceTools__ActionFilter_X_Axis.smd"));
-    auto f = run_cli({"formats"});
-    EXPECT_NE(f.out.find("smd"), std::string::npos) << f.out;
+    expect_format_listed("smd");
 }
 
 
 
 TEST(SmdConvert, AssimpAgreesOnVertexPositions) {
     RIGPORT_REQUIRE_CORPUS();
-    if (std::system("command -v assimp > /dev/null 2>&1") != 0) GTEST_SKIP() << "assimp not found: install assimp-utils (scripts/setup.sh)";
+    RIGPORT_REQUIRE_ASSIMP();
     const fs::path dir = files_dir();
     for (const char* stem : {"assimp_assimp__WusonSMD", "assimp_assimp__holy_grailref", "assimp_assimp__triangle", "Artfunkel_BlenderSourceTools__Cube_Armature_Cube",
                              "Artfunkel_BlenderSourceTools__Cube_Armature_GoldSource_Cube", "Artfunkel_BlenderSourceTools__Curve_Armature_BezierCurve",
                              "Artfunkel_BlenderSourceTools__Overlapping_DifferentWeights"}) {
         const fs::path in = corpus_dir() / "smd" / (std::string(stem) + ".smd");
         const fs::path obj = dir / (std::string(stem) + ".obj");
-        const std::string cmd = "assimp export '" + in.string() + "' '" + obj.string() + "' > /dev/null 2>&1";
-        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        ASSERT_TRUE(assimp_export_obj(in, obj));
         const auto theirs = obj_vertex_positions(obj);
         auto scene = load(in.string());
         ASSERT_TRUE(scene) << scene.error().to_string();
@@ -74,10 +69,7 @@ TEST(SmdConvert, AssimpAgreesOnVertexPositions) {
         const auto ours = mesh_positions(*scene);
         const double size = largest_coordinate(ours);
         ASSERT_FALSE(theirs.empty()) << stem;
-        const double error = point_set_distance(ours, theirs);
-        EXPECT_LE(error, 1e-5 * size) << stem << ": model size " << size;
-        std::cout << "[ note ] " << stem << ": " << ours.size() << " vertices, assimp " << theirs.size() << ", max distance " << error
-                  << " (model size " << size << ")\n";
+        expect_same_points_as_assimp(stem, ours, theirs, size);
     }
 }
 

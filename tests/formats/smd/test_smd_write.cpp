@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "convert_checks.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/compile.hpp"
 #include "rigport/io.hpp"
@@ -62,8 +63,7 @@ TEST(SmdWrite, SampleRoundTrip) {
     ASSERT_TRUE(again);
     EXPECT_EQ(again->bytes, out->bytes);
 
-    write_bytes(path, out->bytes);
-    for (auto& side : out->side_files) write_bytes(dir / side.name, side.bytes);
+    write_files(*out, path);
     auto back = compile({CompileInput{{path}, {}}, CompileInput{{(dir / "sample_wave.smd").string()}, {}}}, CompileOptions{});
     ASSERT_TRUE(back) << back.error().to_string();
 
