@@ -16,7 +16,7 @@ ctest --test-dir build --output-on-failure -j2
 # Built as a shared library (BUILD_SHARED_LIBS): the tests and the CLI then link librigport.so,
 # so the shared-library option is exercised by every test at no extra build. Built with clang-14
 # (the fuzz build's compiler): with both sanitizers on it compiles the test files about three times
-# faster than g++ 12 (27 s against 80 s for tests/formats/test_batch.cpp at -O2 on one core), which keeps
+# faster than g++ 12 (27 s against 80 s for tests/cli/test_batch.cpp at -O2 on one core), which keeps
 # the whole suite inside its time budget; the normal build above stays g++.
 echo "== build-asan/ (clang-14, address,undefined; shared library) at ${SECONDS} s"
 scripts/build.sh build-asan RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \

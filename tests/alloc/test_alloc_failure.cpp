@@ -19,7 +19,7 @@
 #include <string>
 
 #include "formats/iqe/iqe_layout.hpp"
-#include "formats/robustness_harness.hpp"
+#include "pipeline/robustness_harness.hpp"
 #include "rigport/cal3d.hpp"
 #include "rigport/compile.hpp"
 #include "rigport/formats.hpp"

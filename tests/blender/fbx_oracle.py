@@ -1,4 +1,4 @@
-# An independent reading of an FBX file for rigport's tests (tests/formats/test_fbx_blender.cpp):
+# An independent reading of an FBX file for rigport's tests (tests/formats/fbx/test_fbx_blender.cpp):
 # Blender's own FBX importer (binary 7.x) poses the file's armatures at the asked times and the
 # world-space positions of every mesh's evaluated vertices are written as JSON.
 #   blender -b --factory-startup --python-exit-code 1 -P fbx_oracle.py -- IN.fbx REQUEST.json OUT.json

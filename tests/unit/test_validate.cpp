@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "formats/iqm_builder.hpp"
+#include "formats/iqm/iqm_builder.hpp"
 #include "rigport/io.hpp"
 #include "rigport/sample.hpp"
 #include "rigport/validate.hpp"
