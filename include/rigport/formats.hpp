@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,7 +69,23 @@ struct FormatInfo {
     ModelList (*model_list)(std::span<const uint8_t> bytes) = nullptr;
 };
 
+// A file that holds models but is none (a VDrift JPK pack): a batch does not expand one, and a
+// model inside one is named as ARCHIVE:MEMBER (docs/cli.md "Inputs"). One row per archive format.
+struct ArchiveInfo {
+    std::string_view name;                     // "jpk"
+    std::vector<std::string_view> extensions;  // lower case, with the dot: ".jpk"
+    // Why a batch skips one, after "skipped PATH: ": what it is and how to name a member instead.
+    std::string_view not_expanded;
+    // "ARCHIVE:MEMBER" -> (ARCHIVE, MEMBER) when the text has that form; nothing otherwise.
+    std::optional<std::pair<std::string, std::string>> (*split_member_path)(const std::string& path) = nullptr;
+};
+
 const std::vector<FormatInfo>& formats();
+const std::vector<ArchiveInfo>& archives();
+// The archive format whose extension the path's own extension is (any letter case); null when none.
+const ArchiveInfo* find_archive_by_extension(std::string_view path);
+// "ARCHIVE:MEMBER" split by the first archive format that reads it so; nothing otherwise.
+std::optional<std::pair<std::string, std::string>> split_archive_member_path(const std::string& path);
 // By registry name in any letter case ("glb", "GLB"); null when no format has that name.
 const FormatInfo* find_format(std::string_view name);
 const FormatInfo* find_format_by_extension(std::string_view path);
