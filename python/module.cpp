@@ -8,8 +8,10 @@
 #include <optional>
 
 #include "module.hpp"
+#include "rigport/batch.hpp"
 #include "rigport/convert.hpp"
 #include "rigport/io.hpp"
+#include "rigport/options.hpp"
 #include "rigport/report.hpp"
 #include "rigport/sample.hpp"
 #include "rigport/version.hpp"
@@ -84,11 +86,19 @@ SceneRef load_py(const py::object& source, std::optional<std::string> name, bool
     return SceneRef{std::make_shared<Scene>(value_or_raise(std::move(scene)))};
 }
 
+// A word the library refused (rigport/options.hpp): a ValueError with its message.
+template <class T>
+T word_or_raise(Expected<T>&& value) {
+    if (!value) throw py::value_error(value.error().message);
+    return std::move(*value);
+}
+
 // unit= as `rigport convert --unit` takes it (docs/units.md): checked before anything is read.
+// An empty word is refused here (the CLI takes it for the format's own unit: None says that here).
 std::string unit_keyword(const std::optional<std::string>& unit) {
     if (!unit) return {};
-    if (*unit != "keep" && !unit_metres(*unit)) throw py::value_error("unit '" + *unit + "': expected keep or a unit (" + unit_names() + ")");
-    return *unit;
+    if (unit->empty()) throw py::value_error("unit '': expected keep or a unit (" + unit_names() + ")");
+    return word_or_raise(parse_unit_word(*unit));
 }
 
 std::vector<std::string> save_py(const SceneRef& scene, const py::object& path, std::optional<std::string> format, bool force,
@@ -143,15 +153,18 @@ std::vector<std::string> texture_path_keyword(const py::kwargs& kw) {
     return dirs;
 }
 
-// convert()'s keywords checked as `rigport convert` checks its options, before any input is read.
-ConvertOptions convert_options(const py::kwargs& kw) {
+// convert()'s keywords checked as `rigport convert` checks its options, before any input is read;
+// batch() takes them but format (its own argument) and threads (its jobs decide).
+ConvertOptions convert_options(const py::kwargs& kw, const std::string& function = "convert") {
     static const std::vector<std::string> known = {"format", "scale", "rotate", "meshtrans", "force_joints", "axis", "loop_key",
                                                    "images", "convert_images", "fix_normals", "clip_end", "cal3d_dialect",
                                                    "cal3d_binary", "threads", "allow_outside", "allow_missing", "force", "unit",
                                                    "texture_path", "companions"};
     for (auto item : kw) {
         const std::string key = item.first.cast<std::string>();
-        if (std::find(known.begin(), known.end(), key) == known.end()) throw py::type_error("convert() got an unexpected keyword argument '" + key + "'");
+        const bool batch_own = function == "batch" && (key == "format" || key == "threads");
+        if (batch_own || std::find(known.begin(), known.end(), key) == known.end())
+            throw py::type_error(function + "() got an unexpected keyword argument '" + key + "'");
     }
     auto get = [&kw](const char* key, auto fallback) {
         using T = decltype(fallback);
@@ -168,29 +181,15 @@ ConvertOptions convert_options(const py::kwargs& kw) {
     if (auto r = vec3(get("rotate", std::optional<std::vector<float>>{}), "rotate")) o.transform.rotate_degrees = *r;
     if (auto t = vec3(get("meshtrans", std::optional<std::vector<float>>{}), "meshtrans")) o.transform.meshtrans = *t;
     o.force_joints = get("force_joints", false);
-    const std::string axis = get("axis", std::string("bake"));
-    if (axis != "bake" && axis != "root") throw py::value_error("axis '" + axis + "': expected bake or root");
-    o.axis = axis == "root" ? GltfOptions::AxisMode::Root : GltfOptions::AxisMode::Bake;
+    o.axis = word_or_raise(parse_axis_word(get("axis", std::string("bake"))));
     o.loop_key = get("loop_key", false);
     o.unit = unit_keyword(get("unit", std::optional<std::string>{}));
-    const std::string images = get("images", std::string("auto"));
-    if (images == "auto") o.images.mode = ImageOptions::Mode::Auto;
-    else if (images == "reference") o.images.mode = ImageOptions::Mode::Reference;
-    else if (images == "embed") o.images.mode = ImageOptions::Mode::Embed;
-    else if (images == "none") o.images.mode = ImageOptions::Mode::None;
-    else throw py::value_error("images '" + images + "': expected auto, reference, embed or none");
+    o.images.mode = word_or_raise(parse_image_mode_word(get("images", std::string("auto"))));
     o.images.convert = get("convert_images", false);
     o.images.texture_paths = texture_path_keyword(kw);
     o.fix_normals = get("fix_normals", false);
-    const std::string clip_end = get("clip_end", std::string());
-    if (clip_end == "clamp") o.clip_end = ClipEnd::Clamp;
-    else if (clip_end == "extrapolate") o.clip_end = ClipEnd::Extrapolate;
-    else if (clip_end == "none") o.clip_end = ClipEnd::None;
-    else if (!clip_end.empty()) throw py::value_error("clip_end '" + clip_end + "': expected clamp, extrapolate or none");
-    const std::string dialect = get("cal3d_dialect", std::string("imvu"));
-    if (dialect == "1100") o.cal3d.dialect = Cal3dOptions::Dialect::Classic1100;
-    else if (dialect == "1301") o.cal3d.dialect = Cal3dOptions::Dialect::Trunk1301;
-    else if (dialect != "imvu" && dialect != "919") throw py::value_error("cal3d_dialect '" + dialect + "': expected imvu, 1100 or 1301");
+    o.clip_end = word_or_raise(parse_clip_end_word(get("clip_end", std::string())));
+    o.cal3d.dialect = word_or_raise(parse_cal3d_dialect_word(get("cal3d_dialect", std::string("imvu"))));
     o.cal3d.binary = get("cal3d_binary", false);
     o.threads = get("threads", uint32_t(0));
     o.force = get("force", false);
@@ -214,6 +213,57 @@ py::object convert_py(const py::object& inputs, const py::object& output, const 
     }
     if (result.error) raise_error(*result.error);
     return json_loads(conversion_json(s.paths.front(), result));
+}
+
+const char* failure_name(FailureClass c) {
+    switch (c) {
+        case FailureClass::None: return nullptr;
+        case FailureClass::Read: return "read";
+        case FailureClass::Unsupported: return "unsupported";
+        case FailureClass::Write: return "write";
+    }
+    return "read";
+}
+
+// `rigport batch INPUT... -o OUT_DIR --format FORMAT` (rigport/batch.hpp): a failed model is in
+// the report, never raised; bad options (and nothing to convert) raise rigport.Error.
+py::dict batch_py(const py::object& inputs, const py::object& out_dir, const std::string& format, uint32_t jobs, bool follow_links,
+                  const py::kwargs& kw) {
+    BatchOptions options;
+    options.inputs = source_of(inputs, false).paths;
+    options.out_dir = fspath(out_dir);
+    options.format = format;
+    options.jobs = jobs;
+    options.follow_links = follow_links;
+    options.convert = convert_options(kw, "batch");
+    options.companions = options.convert.load.companions;
+    Expected<BatchPlan> plan = BatchPlan{};
+    Expected<BatchReport> report = BatchReport{};
+    {
+        py::gil_scoped_release unlocked;
+        plan = plan_batch(options);
+        if (plan) report = run_batch(*plan, options);
+    }
+    if (!plan) raise_error(plan.error());
+    if (!report) raise_error(report.error());
+    py::list models, skipped;
+    for (size_t i = 0; i < report->models.size(); ++i) {
+        py::dict record = json_loads(conversion_json(plan->jobs[i].input, report->models[i].result));
+        const char* failure = failure_name(report->models[i].failure);
+        record["failure"] = failure ? py::object(py::str(failure)) : py::object(py::none());
+        models.append(record);
+    }
+    for (auto& s : plan->skipped) skipped.append(py::dict(py::arg("path") = s.path, py::arg("reason") = s.reason));
+    py::dict result;
+    result["models"] = models;
+    result["skipped"] = skipped;
+    result["claimed"] = py::cast(plan->claimed);
+    result["converted"] = report->converted;
+    result["failed"] = report->failed;
+    result["warnings"] = report->warnings;
+    const char* failure = failure_name(report->failure);
+    result["failure"] = failure ? py::object(py::str(failure)) : py::object(py::none());
+    return result;
 }
 
 py::object info_py(const py::object& source, bool allow_outside, bool allow_missing, bool companions) {
@@ -291,6 +341,14 @@ PYBIND11_MODULE(rigport, m) {
           "cal3d_binary=False, threads=0, allow_outside=False, allow_missing=False, force=False, unit=None, texture_path=None, "
           "companions=True) -> dict: what `rigport convert INPUT... -o OUTPUT` does (the same bytes), returning its --json record. "
           "texture_path: a folder or a list of folders, as --texture-path; companions=False: --no-companions.");
+    m.def("batch", &batch_py, py::arg("inputs"), py::arg("out_dir"), py::arg("format"), py::kw_only(), py::arg("jobs") = 0,
+          py::arg("follow_links") = false,
+          "batch(inputs, out_dir, format, *, jobs=0, follow_links=False, **convert's keywords but format and threads) -> dict: what "
+          "`rigport batch INPUT... -o OUT_DIR --format FORMAT` does (the same files, the same bytes). inputs: a path or a list of "
+          "files and folders. Returns {'models': [convert's record per model, plus 'failure': None, 'read', 'unsupported' or "
+          "'write'], 'skipped': [{'path', 'reason'}], 'claimed': [paths read as parts of another model], 'converted', 'failed', "
+          "'warnings', 'failure'}. A model that fails is reported there, the others go on; bad options raise rigport.Error or "
+          "ValueError. companions=False: every file a model of its own, read alone.");
     m.def("info", &info_py, py::arg("source"), py::kw_only(), py::arg("allow_outside") = false, py::arg("allow_missing") = false,
           py::arg("companions") = true,
           "The dict `rigport info --json` prints for a path or a list of paths.");

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -137,6 +138,22 @@ const std::deque<FormatInfo>& formats();
 // false, adding nothing, when the name (in any letter case) is empty or already registered. Call
 // it before other rigport calls run, never concurrently with them (the registry has no lock).
 bool register_format(FormatInfo format);
+// A file that holds models but is none (a VDrift JPK pack): a batch does not expand one, and a
+// model inside one is named as ARCHIVE:MEMBER (docs/cli.md "Inputs"). One row per archive format.
+struct ArchiveInfo {
+    std::string_view name;                     // "jpk"
+    std::vector<std::string_view> extensions;  // lower case, with the dot: ".jpk"
+    // Why a batch skips one, after "skipped PATH: ": what it is and how to name a member instead.
+    std::string_view not_expanded;
+    // "ARCHIVE:MEMBER" -> (ARCHIVE, MEMBER) when the text has that form; nothing otherwise.
+    std::optional<std::pair<std::string, std::string>> (*split_member_path)(const std::string& path) = nullptr;
+};
+
+const std::vector<ArchiveInfo>& archives();
+// The archive format whose extension the path's own extension is (any letter case); null when none.
+const ArchiveInfo* find_archive_by_extension(std::string_view path);
+// "ARCHIVE:MEMBER" split by the first archive format that reads it so; nothing otherwise.
+std::optional<std::pair<std::string, std::string>> split_archive_member_path(const std::string& path);
 // By registry name in any letter case ("glb", "GLB"); null when no format has that name.
 const FormatInfo* find_format(std::string_view name);
 const FormatInfo* find_format_by_extension(std::string_view path);

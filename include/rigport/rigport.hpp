@@ -2,6 +2,7 @@
 #pragma once
 
 #include "rigport/anim.hpp"
+#include "rigport/batch.hpp"
 #include "rigport/cal3d.hpp"
 #include "rigport/compile.hpp"
 #include "rigport/convert.hpp"
@@ -10,6 +11,7 @@
 #include "rigport/images.hpp"
 #include "rigport/io.hpp"
 #include "rigport/jpk.hpp"
+#include "rigport/options.hpp"
 #include "rigport/process.hpp"
 #include "rigport/render.hpp"
 #include "rigport/report.hpp"

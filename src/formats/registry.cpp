@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <deque>
 #include <cctype>
+#include <filesystem>
 #include <string>
 
 #include "formats/cal3d/cal3d_layout.hpp"
@@ -16,6 +17,7 @@
 #include "formats/obj/obj_layout.hpp"
 #include "formats/smd/smd_layout.hpp"
 #include "rigport/formats.hpp"
+#include "rigport/jpk.hpp"
 
 namespace rigport {
 
@@ -204,6 +206,30 @@ const FormatInfo* detect_format(std::span<const uint8_t> bytes, std::string_view
     for (auto& f : formats())
         if (f.detect && f.detect(bytes)) return &f;
     return find_format_by_extension(path);
+}
+
+const std::vector<ArchiveInfo>& archives() {
+    static const std::vector<ArchiveInfo> list = {
+        ArchiveInfo{.name = "jpk",
+                    .extensions = {".jpk"},
+                    .not_expanded = "a JPK pack is not expanded (convert a member as PACK.jpk:MEMBER)",
+                    .split_member_path = &split_jpk_member_path},
+    };
+    return list;
+}
+
+const ArchiveInfo* find_archive_by_extension(std::string_view path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    for (auto& a : archives())
+        if (std::find(a.extensions.begin(), a.extensions.end(), ext) != a.extensions.end()) return &a;
+    return nullptr;
+}
+
+std::optional<std::pair<std::string, std::string>> split_archive_member_path(const std::string& path) {
+    for (auto& a : archives())
+        if (auto split = a.split_member_path ? a.split_member_path(path) : std::nullopt) return split;
+    return std::nullopt;
 }
 
 }  // namespace rigport

@@ -11,6 +11,7 @@
 
 #include "cli.hpp"
 #include "convert_model.hpp"
+#include "rigport/options.hpp"
 
 namespace rigport::cli {
 
@@ -43,27 +44,6 @@ struct ConvertArgs {
     TextureFlags textures;        // --texture-path DIR...
     uint32_t threads = 0;         // --threads N: 0 = every core; the bytes written never depend on it
 };
-
-// "X,Y,Z" (or a single number when single_means_z: the reference compiler's -t Z) -> finite floats.
-std::optional<Vec3> parse_vec3(const std::string& text, bool single_means_z) {
-    std::vector<float> values;
-    const char* p = text.data();
-    const char* end = p + text.size();
-    while (true) {
-        float v = 0;
-        if (p < end && *p == '+') ++p;  // from_chars refuses a leading '+'
-        auto [next, ec] = std::from_chars(p, end, v);
-        if (ec != std::errc() || !std::isfinite(v)) return std::nullopt;
-        values.push_back(v);
-        p = next;
-        if (p == end) break;
-        if (*p != ',') return std::nullopt;
-        ++p;
-    }
-    if (values.size() == 3) return Vec3{values[0], values[1], values[2]};
-    if (values.size() == 1 && single_means_z) return Vec3{0, 0, values[0]};
-    return std::nullopt;
-}
 
 // Splits the positional words into inputs: "--name A --fps N --loop --start N --end N" apply to
 // the next input only; "a.iqe,b.iqe" is one input whose geometry accumulates, unless a file (or
@@ -120,6 +100,14 @@ Expected<std::vector<CompileInput>> parse_inputs(const std::vector<std::string>&
     return inputs;
 }
 
+// A word the library read into `to`, or why it refused it.
+template <class T, class U>
+Status take(Expected<T>&& word, U& to) {
+    if (!word) return word.error();
+    to = std::move(*word);
+    return Ok{};
+}
+
 // Checks every option before any input is read; what they decide, or the usage error.
 Expected<ModelOptions> model_options(const ConvertArgs& a) {
     ModelOptions o;
@@ -131,37 +119,25 @@ Expected<ModelOptions> model_options(const ConvertArgs& a) {
         o.transform.scale = *a.scale;
     }
     if (a.rotate) {
-        auto v = parse_vec3(*a.rotate, false);
+        auto v = parse_vec3_word(*a.rotate, false);
         if (!v) return usage_error(fmt::format("--rotate '{}': expected X,Y,Z in degrees", *a.rotate));
         o.transform.rotate_degrees = *v;
     }
     if (a.meshtrans) {
-        auto v = parse_vec3(*a.meshtrans, true);
+        auto v = parse_vec3_word(*a.meshtrans, true);
         if (!v) return usage_error(fmt::format("--meshtrans '{}': expected X,Y,Z or a single Z", *a.meshtrans));
         o.transform.meshtrans = *v;
     }
-    if (a.axis != "bake" && a.axis != "root") return usage_error(fmt::format("--axis '{}': expected bake or root", a.axis));
-    if (!a.unit.empty() && a.unit != "keep" && !unit_metres(a.unit))
-        return usage_error(fmt::format("--unit '{}': expected keep or a unit ({})", printable(a.unit), unit_names()));
-    o.unit = a.unit;
-    o.axis = a.axis == "root" ? GltfOptions::AxisMode::Root : GltfOptions::AxisMode::Bake;
-    if (a.images == "auto") o.images.mode = ImageOptions::Mode::Auto;
-    else if (a.images == "reference") o.images.mode = ImageOptions::Mode::Reference;
-    else if (a.images == "embed") o.images.mode = ImageOptions::Mode::Embed;
-    else if (a.images == "none") o.images.mode = ImageOptions::Mode::None;
-    else return usage_error(fmt::format("--images '{}': expected auto, reference, embed or none", a.images));
+    // The words of the options, as the library reads them for every front end (rigport/options.hpp),
+    // checked in this order: the first refused is the error.
+    for (const Status& st : {take(parse_axis_word(a.axis, "--axis"), o.axis), take(parse_unit_word(a.unit, "--unit"), o.unit),
+                             take(parse_image_mode_word(a.images, "--images"), o.images.mode), a.textures.check(),
+                             take(parse_clip_end_word(a.clip_end, "--clip-end"), o.clip_end),
+                             take(parse_cal3d_dialect_word(a.cal3d_dialect, "--cal3d-dialect"), o.cal3d.dialect)})
+        if (!st) return st.error();
     o.images.convert = a.convert_images;
-    if (auto st = a.textures.check(); !st) return st.error();
     o.images.texture_paths = a.textures.paths;
-    if (a.clip_end == "clamp") o.clip_end = ClipEnd::Clamp;
-    else if (a.clip_end == "extrapolate") o.clip_end = ClipEnd::Extrapolate;
-    else if (a.clip_end == "none") o.clip_end = ClipEnd::None;
-    else if (!a.clip_end.empty()) return usage_error(fmt::format("--clip-end '{}': expected clamp, extrapolate or none", a.clip_end));
     o.cal3d.binary = a.cal3d_binary;
-    if (a.cal3d_dialect == "1100") o.cal3d.dialect = Cal3dOptions::Dialect::Classic1100;
-    else if (a.cal3d_dialect == "1301") o.cal3d.dialect = Cal3dOptions::Dialect::Trunk1301;
-    else if (a.cal3d_dialect != "imvu" && a.cal3d_dialect != "919")
-        return usage_error(fmt::format("--cal3d-dialect '{}': expected imvu, 1100 or 1301", a.cal3d_dialect));
     if (a.json && is_stdout_path(a.output))
         return usage_error("--json prints on standard output, where -o - streams the model: use one of them");
     if (!a.depfile.empty() && (is_stdout_path(a.output) || is_stdout_path(a.depfile)))

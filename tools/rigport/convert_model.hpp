@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "rigport/batch.hpp"
 #include "rigport/convert.hpp"
 
 namespace rigport::cli {
@@ -29,21 +30,7 @@ ModelResult convert_model(const ModelJob& job, const ModelOptions& options);
 // resolved where it exists.
 std::string path_identity(const std::string& path);
 
-// A Make-style dependency file (what gcc -MD writes, which Make's `include` and Ninja's `deps = gcc`
-// read): "TARGET: \\\n  DEP \\\n  DEP\n", escaped so that GNU Make and Ninja's depfile reader both
-// read back exactly these names (docs/cli.md "Build systems"). A name they cannot both read (a
-// line break, '|', '&', '=' ...: the table in docs/cli.md) is a WriteFailed error naming it,
-// with depfile as the error's path: nothing is left out silently.
-Expected<std::string> make_depfile(const std::string& depfile, const std::string& target, const std::vector<std::string>& dependencies);
-
-// `convert --ninja-deps`: each file as a line "rigport-dep: PATH", which Ninja's `deps = msvc`
-// with `msvc_deps_prefix = rigport-dep:` reads whole (any byte but a line break). A name Ninja
-// would drop or misread is a WriteFailed error naming it (docs/cli.md "Build systems").
-inline constexpr const char* ninja_deps_prefix = "rigport-dep:";
-Expected<std::string> ninja_deps_lines(const std::vector<std::string>& files);
-// Ninja's deps = msvc takes a path containing "program files" or "microsoft visual studio" (in
-// any case) for a compiler's system header and does not record it.
-bool ninja_msvc_drops(const std::string& path);
+// make_depfile, ninja_deps_lines, ninja_msvc_drops: rigport/batch.hpp (the build files).
 
 // How many warning lines a model's conversion prints (docs/cli.md "Warnings").
 struct WarningLimit {
@@ -55,7 +42,7 @@ struct WarningLimit {
 // Warnings as convert prints them: "Warning: PATH: CODE: MESSAGE" lines (read, swaps, then, on
 // success, write), each through terminal_text(), appended to text; folded and limited as `limit`
 // says, the last line then counting the warnings not shown.
-void append_warnings(const ModelResult& result, std::string& text, const WarningLimit& limit = {});
+void append_warnings(const ConvertResult& result, std::string& text, const WarningLimit& limit = {});
 
 // A model as a JSON record (`convert --json`, `batch --report`): input, inputs, status, outputs,
 // counts (null when failed), warnings [{code, message, path, count}], error (null when converted),
