@@ -147,11 +147,24 @@ struct ArchiveInfo {
     std::string_view not_expanded;
     // "ARCHIVE:MEMBER" -> (ARCHIVE, MEMBER) when the text has that form; nothing otherwise.
     std::optional<std::pair<std::string, std::string>> (*split_member_path)(const std::string& path) = nullptr;
+    // True when the bytes are such an archive (its signature).
+    bool (*detect)(std::span<const uint8_t> bytes) = nullptr;
+    // One member's bytes, by its name as split_member_path gives it; NotFound when the archive has
+    // none so named. Errors carry no path (the caller names the archive).
+    Expected<std::vector<uint8_t>> (*read_member)(std::span<const uint8_t> archive, const std::string& member) = nullptr;
+    // What to tell someone who gave the archive at `path` where a model was expected: what it is
+    // and how to name a member; empty when the bytes do not read as one.
+    std::string (*not_a_model)(std::span<const uint8_t> archive, const std::string& path) = nullptr;
 };
 
 const std::vector<ArchiveInfo>& archives();
 // The archive format whose extension the path's own extension is (any letter case); null when none.
 const ArchiveInfo* find_archive_by_extension(std::string_view path);
+// The archive format whose signature the bytes have; null when none.
+const ArchiveInfo* detect_archive(std::span<const uint8_t> bytes);
+// What to tell someone who gave the archive at `path` where a model was expected (what it is, how
+// to name a member); empty when the bytes are no archive.
+std::string archive_not_a_model(std::span<const uint8_t> bytes, const std::string& path);
 // "ARCHIVE:MEMBER" split by the first archive format that reads it so; nothing otherwise.
 std::optional<std::pair<std::string, std::string>> split_archive_member_path(const std::string& path);
 // By registry name in any letter case ("glb", "GLB"); null when no format has that name.

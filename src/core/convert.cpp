@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <set>
 
-#include "rigport/jpk.hpp"
 #include "rigport/report.hpp"
 
 namespace rigport {

@@ -9,7 +9,6 @@
 #include "core/guarded.hpp"
 #include "process/clip_end.hpp"
 #include "rigport/formats.hpp"
-#include "rigport/jpk.hpp"
 
 namespace rigport {
 
@@ -222,9 +221,9 @@ static ValidationReport validate_bytes_unguarded(std::span<const uint8_t> bytes,
     if (!format) {
         std::string message = options.format.empty() ? std::string("not a recognised model format (content and extension)")
                                                       : fmt::format("unknown format '{}'", options.format);
-        // A JPK pack holds models but is none: say how to name one of them, as load() does.
-        if (options.format.empty() && detect_jpk(bytes))
-            if (auto pack = parse_jpk(bytes)) message = jpk_not_a_model(*pack, path);
+        // An archive holds models but is none: say how to name one of them, as load() does.
+        if (options.format.empty())
+            if (std::string text = archive_not_a_model(bytes, path); !text.empty()) message = std::move(text);
         report.add(Severity::Error, "format.unknown", std::move(message));
         return report;
     }

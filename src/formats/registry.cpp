@@ -213,7 +213,10 @@ const std::vector<ArchiveInfo>& archives() {
         ArchiveInfo{.name = "jpk",
                     .extensions = {".jpk"},
                     .not_expanded = "a JPK pack is not expanded (convert a member as PACK.jpk:MEMBER)",
-                    .split_member_path = &split_jpk_member_path},
+                    .split_member_path = &split_jpk_member_path,
+                    .detect = &detect_jpk,
+                    .read_member = &joe::jpk_read_member,
+                    .not_a_model = &joe::jpk_not_a_model_text},
     };
     return list;
 }
@@ -224,6 +227,17 @@ const ArchiveInfo* find_archive_by_extension(std::string_view path) {
     for (auto& a : archives())
         if (std::find(a.extensions.begin(), a.extensions.end(), ext) != a.extensions.end()) return &a;
     return nullptr;
+}
+
+const ArchiveInfo* detect_archive(std::span<const uint8_t> bytes) {
+    for (auto& a : archives())
+        if (a.detect && a.detect(bytes)) return &a;
+    return nullptr;
+}
+
+std::string archive_not_a_model(std::span<const uint8_t> bytes, const std::string& path) {
+    const ArchiveInfo* archive = detect_archive(bytes);
+    return archive && archive->not_a_model ? archive->not_a_model(bytes, path) : std::string();
 }
 
 std::optional<std::pair<std::string, std::string>> split_archive_member_path(const std::string& path) {

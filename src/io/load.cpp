@@ -7,7 +7,6 @@
 #include "io/confine.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"
-#include "rigport/jpk.hpp"
 
 namespace rigport {
 
@@ -25,9 +24,9 @@ const FormatInfo* choose_reader(std::span<const uint8_t> bytes, const std::strin
         error = make_error(options.format.empty() ? ErrorCode::UnknownFormat : ErrorCode::InvalidArgument,
                            options.format.empty() ? "not a recognised model format (content and extension)"
                                                   : fmt::format("unknown format '{}'", options.format));
-        // A JPK pack holds models but is none: say how to name one of them (docs/cli.md "Inputs").
-        if (options.format.empty() && detect_jpk(bytes))
-            if (auto pack = parse_jpk(bytes)) error.message = jpk_not_a_model(*pack, path);
+        // An archive (a JPK pack) holds models but is none: say how to name one of them (docs/cli.md "Inputs").
+        if (options.format.empty())
+            if (std::string text = archive_not_a_model(bytes, path); !text.empty()) error.message = std::move(text);
     } else if (!f->read) {
         error = make_error(ErrorCode::Unsupported, fmt::format("reading {} is not supported yet", f->name));
         f = nullptr;

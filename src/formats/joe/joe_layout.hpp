@@ -90,4 +90,10 @@ WindingCounts count_winding(const Frame& frame, bool swap_normals);
 // corner normals and g = (v2-v0)x(v1-v0), skipping faces with |g|^2 or |s|^2 <= 1e-8.
 uint64_t count_perpendicular(const Frame& frame);
 
+// The JPK pack as the registry's archive row uses it (docs/joe.md §7): one member's bytes by its
+// name (the last of duplicates, as VDrift reads them), and what to say when a pack is given where a
+// model is expected (empty when the bytes are no pack).
+Expected<std::vector<uint8_t>> jpk_read_member(std::span<const uint8_t> pack, const std::string& member);
+std::string jpk_not_a_model_text(std::span<const uint8_t> pack, const std::string& path);
+
 }  // namespace rigport::joe

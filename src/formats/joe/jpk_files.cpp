@@ -1,5 +1,5 @@
-// JPK packs on disk: extraction that never writes outside its folder, member collection for
-// `pack create`, and "PACK.jpk:MEMBER" inputs (docs/joe.md §7, §9 rules 13-14).
+// JPK packs on disk: extraction that never writes outside its folder and member collection for
+// `pack create` (docs/joe.md §7, §9 rules 13-14).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -182,57 +182,6 @@ static Expected<std::vector<JpkMember>> collect_jpk_members_unguarded(const std:
 
 Expected<std::vector<JpkMember>> collect_jpk_members(const std::string& dir, uint64_t max_bytes) {
     return detail::guarded(dir, "reading", [&] { return collect_jpk_members_unguarded(dir, max_bytes); });
-}
-
-// A file by path, or the member of a pack for PACK.jpk:MEMBER when no file has that name; files
-// come from `storage` (LoadOptions::read_file) when given, else from the disk.
-static Expected<std::vector<uint8_t>> read_input_unguarded(const std::string& path, uint64_t max_bytes,
-                                                          const std::function<void(const std::string&)>& on_read,
-                                                          const std::function<Expected<std::vector<uint8_t>>(const std::string&)>& storage) {
-    auto fetch = [&](const std::string& p) -> Expected<std::vector<uint8_t>> {
-        if (!storage) return read_file(p, max_bytes);
-        auto bytes = storage(p);
-        if (bytes && bytes->size() > max_bytes)
-            return file_error(ErrorCode::LimitExceeded, fmt::format("{} bytes, the limit is {}", bytes->size(), max_bytes), p);
-        return bytes;
-    };
-    auto split = split_jpk_member_path(path);
-    std::error_code ec;
-    if (!split || (!storage && fs::exists(path, ec))) {
-        auto bytes = fetch(path);
-        if (bytes && on_read) on_read(path);
-        return bytes;
-    }
-    if (storage) {  // a storage file may be called PACK.jpk:MEMBER itself
-        auto whole = fetch(path);
-        if (whole || whole.error().code != ErrorCode::NotFound) {
-            if (whole && on_read) on_read(path);
-            return whole;
-        }
-    }
-    const auto& [pack_path, member] = *split;
-    auto bytes = fetch(pack_path);
-    if (!bytes) return bytes.error();
-    if (on_read) on_read(pack_path);
-    auto pack = parse_jpk(*bytes);
-    if (!pack) {
-        Error e = pack.error();
-        if (e.path.empty()) e.path = pack_path;
-        return e;
-    }
-    const JpkEntry* entry = find_jpk_member(*pack, member);
-    if (!entry) return file_error(ErrorCode::NotFound, fmt::format("no member '{}' in the pack ({} entries)", member, pack->entries.size()), pack_path);
-    auto span = jpk_member_bytes(*bytes, *entry);
-    return std::vector<uint8_t>(span.begin(), span.end());
-}
-
-Expected<std::vector<uint8_t>> read_input(const std::string& path, uint64_t max_bytes,
-                                          const std::function<void(const std::string&)>& on_read) {
-    return detail::guarded(path, "reading", [&] { return read_input_unguarded(path, max_bytes, on_read, nullptr); });
-}
-
-Expected<std::vector<uint8_t>> read_input(const std::string& path, const LoadOptions& options) {
-    return detail::guarded(path, "reading", [&] { return read_input_unguarded(path, options.max_file_bytes, options.on_read, options.read_file); });
 }
 
 }  // namespace rigport
