@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "formats/iqe/iqe_layout.hpp"
+#include "formats/iqe/iqe.hpp"
 #include "iqe_generate.hpp"
 #include "rigport/compile.hpp"
 #include "rigport/formats.hpp"

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "formats/iqe/iqe_layout.hpp"
+#include "formats/iqe/iqe.hpp"
 #include "iqe_generate.hpp"
 #include "rigport/io.hpp"
 

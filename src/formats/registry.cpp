@@ -5,17 +5,17 @@
 #include <filesystem>
 #include <string>
 
-#include "formats/cal3d/cal3d_layout.hpp"
+#include "formats/cal3d/cal3d.hpp"
 #include "formats/cal3d/cal3d_write.hpp"
 #include "formats/cal3d/cal3d_write_cfg.hpp"
-#include "formats/fbx/fbx_layout.hpp"
-#include "formats/gltf/gltf_layout.hpp"
-#include "formats/iqe/iqe_layout.hpp"
-#include "formats/iqm/iqm_layout.hpp"
-#include "formats/joe/joe_layout.hpp"
-#include "formats/md5/md5_layout.hpp"
-#include "formats/obj/obj_layout.hpp"
-#include "formats/smd/smd_layout.hpp"
+#include "formats/fbx/fbx.hpp"
+#include "formats/gltf/gltf.hpp"
+#include "formats/iqe/iqe.hpp"
+#include "formats/iqm/iqm.hpp"
+#include "formats/joe/joe.hpp"
+#include "formats/md5/md5.hpp"
+#include "formats/obj/obj.hpp"
+#include "formats/smd/smd.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/jpk.hpp"
 

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/guarded.hpp"
+#include "model/guarded.hpp"
 #include "rigport/io.hpp"
 
 namespace rigport {

@@ -14,7 +14,7 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 
-#include "core/guarded.hpp"
+#include "model/guarded.hpp"
 #include "io/texture_search.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/images.hpp"

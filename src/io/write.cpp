@@ -19,7 +19,7 @@
 #include <random>
 #include <set>
 
-#include "core/guarded.hpp"
+#include "model/guarded.hpp"
 #include "io/staged_file.hpp"
 #include "rigport/io.hpp"
 

@@ -9,7 +9,7 @@
 #include <thread>
 #include <utility>
 
-#include "core/thread_pool.hpp"
+#include "support/thread_pool.hpp"
 #include "pipeline/batch_internal.hpp"
 
 namespace rigport {

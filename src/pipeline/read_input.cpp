@@ -7,7 +7,7 @@
 #include <functional>
 #include <system_error>
 
-#include "core/guarded.hpp"
+#include "model/guarded.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 

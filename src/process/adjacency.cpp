@@ -1,7 +1,7 @@
 // IQM triangle adjacency, computed correctly (docs/iqm.md §1.6 and bug 1), and its comparison.
 #include <algorithm>
 
-#include "core/huge_pages.hpp"
+#include "support/huge_pages.hpp"
 #include "process/adjacency.hpp"
 #include "process/process_util.hpp"
 #include "rigport/process.hpp"

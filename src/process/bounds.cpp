@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/thread_pool.hpp"
+#include "support/thread_pool.hpp"
 #include "process/threaded.hpp"
 
 #include "rigport/anim.hpp"

@@ -6,7 +6,7 @@
 #include <array>
 #include <cmath>
 
-#include "core/quatd.hpp"
+#include "model/quatd.hpp"
 #include "process/clip_end.hpp"
 #include "rigport/process.hpp"
 

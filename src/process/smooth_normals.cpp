@@ -7,7 +7,7 @@
 #include <span>
 #include <unordered_map>
 
-#include "core/thread_pool.hpp"
+#include "support/thread_pool.hpp"
 #include "process/smooth_normals.hpp"
 #include "process/vertex_streams.hpp"
 #include "process/process_util.hpp"

@@ -2,7 +2,7 @@
 // them (docs/iqm.md §3.2 step 7): area-weighted triangle u/v directions, Gram-Schmidt, sign.
 #include <cmath>
 
-#include "core/thread_pool.hpp"
+#include "support/thread_pool.hpp"
 #include "process/process_util.hpp"
 #include "process/threaded.hpp"
 #include "rigport/process.hpp"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/quatd.hpp"
+#include "model/quatd.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {

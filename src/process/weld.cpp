@@ -1,7 +1,7 @@
 // Vertex welding: merges vertices whose every attribute is bit-for-bit equal (docs/iqm.md §3.2 step 4).
 #include <cstring>
 
-#include "core/thread_pool.hpp"
+#include "support/thread_pool.hpp"
 #include "process/process_util.hpp"
 #include "process/threaded.hpp"
 #include "process/vertex_streams.hpp"

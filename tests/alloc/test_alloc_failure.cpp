@@ -18,7 +18,7 @@
 #include <new>
 #include <string>
 
-#include "formats/iqe/iqe_layout.hpp"
+#include "formats/iqe/iqe.hpp"
 #include "pipeline/robustness_harness.hpp"
 #include "rigport/cal3d.hpp"
 #include "rigport/compile.hpp"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "formats/iqe/iqe_layout.hpp"
+#include "formats/iqe/iqe.hpp"
 #include "fuzz_common.hpp"
 #include "rigport/validate.hpp"
 

@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <string>
 
-#include "formats/cal3d/cal3d_layout.hpp"
+#include "formats/cal3d/cal3d.hpp"
 #include "rigport/cal3d.hpp"
 #include "rigport/io.hpp"
 #include "rigport/process.hpp"

@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "core/thread_pool.hpp"
-#include "formats/iqm/iqm_layout.hpp"
+#include "support/thread_pool.hpp"
+#include "formats/iqm/iqm.hpp"
 #include "rigport/compile.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"

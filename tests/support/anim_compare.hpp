@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "formats/iqm/iqm_layout.hpp"
+#include "formats/iqm/iqm.hpp"
 #include "rigport/anim.hpp"
 
 namespace rigport::test {

@@ -1,7 +1,7 @@
 // The bounded little-endian cursor: values decode little-endian and nothing reads out of range.
 #include <gtest/gtest.h>
 
-#include "io/byte_cursor.hpp"
+#include "support/byte_cursor.hpp"
 
 namespace rigport::io {
 namespace {

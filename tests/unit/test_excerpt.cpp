@@ -1,11 +1,11 @@
-// detail::excerpt (src/core/excerpt.hpp): the one routine by which readers quote file text in
+// detail::excerpt (src/support/excerpt.hpp): the one routine by which readers quote file text in
 // messages: cut short without splitting a character or an escape, control bytes and bytes that
 // are not UTF-8 written as \xNN, valid UTF-8 kept.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "core/excerpt.hpp"
+#include "support/excerpt.hpp"
 
 using rigport::detail::excerpt;
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io/text_cursor.hpp"
+#include "support/text_cursor.hpp"
 
 namespace rigport::io {
 namespace {

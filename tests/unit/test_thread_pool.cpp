@@ -6,7 +6,7 @@
 #include <atomic>
 #include <vector>
 
-#include "core/thread_pool.hpp"
+#include "support/thread_pool.hpp"
 
 using rigport::detail::parallel_for;
 

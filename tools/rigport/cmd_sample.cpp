@@ -1,4 +1,4 @@
-// `rigport sample -o OUT`: writes the built-in sample model (src/core/sample.cpp).
+// `rigport sample -o OUT`: writes the built-in sample model (src/model/sample.cpp).
 #include <cstdio>
 #include <memory>
 

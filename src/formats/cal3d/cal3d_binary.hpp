@@ -9,8 +9,8 @@
 #include <string>
 #include <type_traits>
 
-#include "formats/cal3d/cal3d_layout.hpp"
-#include "io/byte_cursor.hpp"
+#include "formats/cal3d/cal3d.hpp"
+#include "support/byte_cursor.hpp"
 
 namespace rigport::cal3d {
 

@@ -7,9 +7,9 @@
 #include <map>
 #include <set>
 
-#include "core/excerpt.hpp"
-#include "core/guarded.hpp"
-#include "formats/cal3d/cal3d_layout.hpp"
+#include "support/excerpt.hpp"
+#include "model/guarded.hpp"
+#include "formats/cal3d/cal3d.hpp"
 #include "formats/cal3d/cal3d_write_cfg.hpp"
 #include "io/confine.hpp"
 #include "rigport/cal3d.hpp"
@@ -178,7 +178,7 @@ static Expected<Scene> load_cal3d_character_unguarded(const std::vector<std::str
         }
     }
     // A character from several files is a read of its own, outside load_bytes: the same check of
-    // the scene's invariants after it (src/io/load.cpp does it for every single-file read).
+    // the scene's invariants after it (src/pipeline/load.cpp does it for every single-file read).
     auto scene = assemble_character(inputs, std::move(out), options);
     if (scene)
         if (auto st = check_invariants(*scene); !st) {

@@ -1,5 +1,5 @@
 // CMF binary mesh reader, classic / IMVU / trunk layouts incl. both morph blocks (docs/cal3d.md §2.3).
-#include "core/excerpt.hpp"
+#include "support/excerpt.hpp"
 #include "formats/cal3d/cal3d_binary.hpp"
 
 namespace rigport::cal3d {

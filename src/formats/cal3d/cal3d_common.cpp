@@ -3,7 +3,7 @@
 #include <cctype>
 #include <cstring>
 
-#include "formats/cal3d/cal3d_layout.hpp"
+#include "formats/cal3d/cal3d.hpp"
 
 namespace rigport::cal3d {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "formats/cal3d/cal3d_layout.hpp"
+#include "formats/cal3d/cal3d.hpp"
 
 namespace rigport::cal3d {
 

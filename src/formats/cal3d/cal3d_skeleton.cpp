@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/excerpt.hpp"
-#include "core/quatd.hpp"
-#include "formats/cal3d/cal3d_layout.hpp"
+#include "support/excerpt.hpp"
+#include "model/quatd.hpp"
+#include "formats/cal3d/cal3d.hpp"
 
 namespace rigport::cal3d {
 

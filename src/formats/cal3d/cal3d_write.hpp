@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "formats/cal3d/cal3d_layout.hpp"
+#include "formats/cal3d/cal3d.hpp"
 #include "rigport/io.hpp"
 
 namespace rigport::cal3d {

@@ -5,7 +5,7 @@
 #include <bit>
 #include <cmath>
 
-#include "core/quatd.hpp"
+#include "model/quatd.hpp"
 #include "formats/cal3d/cal3d_write.hpp"
 #include "rigport/process.hpp"
 

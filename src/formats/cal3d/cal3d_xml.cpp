@@ -10,7 +10,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/excerpt.hpp"
+#include "support/excerpt.hpp"
 
 namespace rigport::cal3d::xml {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "formats/cal3d/cal3d_layout.hpp"
+#include "formats/cal3d/cal3d.hpp"
 
 namespace rigport::cal3d::xml {
 

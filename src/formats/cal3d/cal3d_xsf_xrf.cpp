@@ -1,7 +1,7 @@
 // XSF XML skeleton and XRF XML material readers (docs/cal3d.md §3.3, §3.6).
 #include <fmt/format.h>
 
-#include "core/excerpt.hpp"
+#include "support/excerpt.hpp"
 #include "formats/cal3d/cal3d_write.hpp"
 #include "formats/cal3d/cal3d_write_material.hpp"
 #include "formats/cal3d/cal3d_xml.hpp"

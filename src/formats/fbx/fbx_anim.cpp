@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "core/decompose.hpp"
+#include "model/decompose.hpp"
 #include "formats/fbx/fbx_layers.hpp"
 
 namespace rigport::fbx {

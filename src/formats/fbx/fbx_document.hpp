@@ -17,7 +17,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/excerpt.hpp"
+#include "support/excerpt.hpp"
 #include "rigport/error.hpp"
 #include "rigport/io.hpp"
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/quatd.hpp"
+#include "model/quatd.hpp"
 
 namespace rigport::fbx {
 

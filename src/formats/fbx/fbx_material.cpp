@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "core/base64.hpp"
-#include "core/embedded_images.hpp"
+#include "support/base64.hpp"
+#include "formats/common/embedded_images.hpp"
 
 namespace rigport::fbx {
 

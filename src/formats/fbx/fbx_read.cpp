@@ -7,12 +7,12 @@
 
 #include <fmt/format.h>
 
-#include "core/decompose.hpp"
-#include "core/finite.hpp"
+#include "model/decompose.hpp"
+#include "formats/common/finite.hpp"
 #include "formats/fbx/fbx_anim.hpp"
 #include "formats/fbx/fbx_layers.hpp"
 #include "formats/fbx/fbx_document.hpp"
-#include "formats/fbx/fbx_layout.hpp"
+#include "formats/fbx/fbx.hpp"
 #include "formats/fbx/fbx_material.hpp"
 #include "formats/fbx/fbx_mesh.hpp"
 #include "formats/fbx/fbx_objects.hpp"

@@ -5,7 +5,7 @@
 #include <bit>
 #include <cstring>
 
-#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf.hpp"
 
 namespace rigport::gltf {
 

@@ -2,7 +2,7 @@
 #include "formats/gltf/gltf_document.hpp"
 
 #include "formats/gltf/gltf_json.hpp"
-#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf.hpp"
 
 namespace rigport::gltf {
 

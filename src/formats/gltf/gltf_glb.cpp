@@ -2,7 +2,7 @@
 // zeros and omitted when empty) and base64 (RFC 4648) for data: URIs.
 #include <algorithm>
 
-#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/gltf/gltf_write_parts.hpp"
 
 namespace rigport::gltf {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <new>
 
-#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/gltf/gltf_read_parts.hpp"
 
 namespace rigport::gltf {
@@ -127,7 +127,7 @@ Expected<Scene> read_document(std::span<const uint8_t> bytes, const LoadOptions&
         read_animations(r, plan))
         check_finite(r);
     if (r.error) return *r.error;
-    // The scene's invariants are checked by load_bytes, once for every format (src/io/load.cpp).
+    // The scene's invariants are checked by load_bytes, once for every format (src/pipeline/load.cpp).
     return std::move(r.scene);
 }
 

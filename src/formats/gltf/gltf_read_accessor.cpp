@@ -6,9 +6,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/gltf/gltf_read_parts.hpp"
-#include "io/byte_cursor.hpp"
+#include "support/byte_cursor.hpp"
 
 namespace rigport::gltf::read_detail {
 

@@ -2,10 +2,10 @@
 // (RFC 2397, RFC 4648) or external files, and bufferViews checked against them (§3.6.1).
 #include <fmt/format.h>
 
-#include "core/base64.hpp"
-#include "formats/gltf/gltf_layout.hpp"
+#include "support/base64.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/gltf/gltf_read_parts.hpp"
-#include "io/byte_cursor.hpp"
+#include "support/byte_cursor.hpp"
 
 namespace rigport::gltf::read_detail {
 

@@ -2,7 +2,7 @@
 // count and triangulated: TRIANGLES, TRIANGLE_STRIP and TRIANGLE_FAN (glTF 2.0 §3.7.2.1).
 #include <fmt/format.h>
 
-#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/gltf/gltf_read_parts.hpp"
 
 namespace rigport::gltf::read_detail {

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/embedded_images.hpp"
+#include "formats/common/embedded_images.hpp"
 #include "formats/gltf/gltf_read_parts.hpp"
 
 namespace rigport::gltf::read_detail {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <map>
 
-#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/gltf/gltf_read_parts.hpp"
 
 namespace rigport::gltf::read_detail {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/decompose.hpp"
+#include "model/decompose.hpp"
 #include "formats/gltf/gltf_read_parts.hpp"
 
 namespace rigport::gltf::read_detail {

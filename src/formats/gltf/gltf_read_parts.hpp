@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/excerpt.hpp"
-#include "core/decompose.hpp"
+#include "support/excerpt.hpp"
+#include "model/decompose.hpp"
 #include "formats/gltf/gltf_read_json.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/io.hpp"

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <optional>
 
-#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/gltf/gltf_write_parts.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
@@ -97,7 +97,7 @@ void collect_scene_roots(Document& doc) {
 }
 
 Expected<Output> write_container(const Scene& scene, const std::string& path, const SaveOptions& options, bool glb) {
-    // The scene\'s invariants: checked by save_output before any writer runs (src/io/save.cpp).
+    // The scene\'s invariants: checked by save_output before any writer runs (src/pipeline/save.cpp).
     if (auto st = check_finite(scene); !st) return st.error();
     if (scene.skeleton.joints.size() > 65536)
         return make_error(ErrorCode::LimitExceeded, fmt::format("{} joints: JOINTS_n hold at most 65536", scene.skeleton.joints.size()));

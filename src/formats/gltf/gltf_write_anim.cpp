@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/gltf/gltf_write_parts.hpp"
 #include "rigport/anim.hpp"
 

@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/embedded_images.hpp"
-#include "formats/gltf/gltf_layout.hpp"
+#include "formats/common/embedded_images.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/gltf/gltf_write_parts.hpp"
 
 namespace rigport::gltf {

@@ -9,7 +9,7 @@
 #include <optional>
 #include <set>
 
-#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/gltf/gltf_write_parts.hpp"
 
 namespace rigport::gltf {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/gltf/gltf_write_parts.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"

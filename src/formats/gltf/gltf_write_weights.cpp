@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "formats/gltf/gltf_layout.hpp"
+#include "formats/gltf/gltf.hpp"
 #include "formats/gltf/gltf_write_parts.hpp"
 
 namespace rigport::gltf {

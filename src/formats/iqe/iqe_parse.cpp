@@ -4,7 +4,7 @@
 // iqe_assemble.cpp builds the scene from them (iqe_parser.hpp).
 #include <algorithm>
 
-#include "core/quatd.hpp"
+#include "model/quatd.hpp"
 #include "formats/iqe/iqe_parser.hpp"
 #include "rigport/process.hpp"
 

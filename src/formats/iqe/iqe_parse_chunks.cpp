@@ -10,7 +10,7 @@
 #include <mutex>
 #include <thread>
 
-#include "core/thread_pool.hpp"
+#include "support/thread_pool.hpp"
 #include "formats/iqe/iqe_parser.hpp"
 
 namespace rigport::iqe {

@@ -12,9 +12,9 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "core/excerpt.hpp"
-#include "formats/iqe/iqe_layout.hpp"
-#include "io/text_cursor.hpp"
+#include "support/excerpt.hpp"
+#include "formats/iqe/iqe.hpp"
+#include "support/text_cursor.hpp"
 #include "process/smooth_normals.hpp"
 
 namespace rigport::iqe::detail {

@@ -6,9 +6,9 @@
 #include <iterator>
 #include <set>
 
-#include "core/embedded_images.hpp"
-#include "core/frame_budget.hpp"
-#include "formats/iqe/iqe_layout.hpp"
+#include "formats/common/embedded_images.hpp"
+#include "formats/common/frame_budget.hpp"
+#include "formats/iqe/iqe.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
 
@@ -219,7 +219,7 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
     // IQE shares IQM's conventions (Z up, clockwise): other scenes are written from a converted copy.
     const std::optional<Scene> converted = iqm_conventions_copy(input);
     const Scene& scene = converted ? *converted : input;
-    // The scene\'s invariants: checked by save_output before any writer runs (src/io/save.cpp).
+    // The scene\'s invariants: checked by save_output before any writer runs (src/pipeline/save.cpp).
     // Frames are sampled into text, refused before any is written beyond what a reader takes or
     // the pose budget (a DURATION of 4.29e9 s wrote until memory ran out).
     if (auto st = detail::check_frame_budget(scene, options, "IQE"); !st) return st.error();

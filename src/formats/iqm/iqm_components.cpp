@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "formats/iqm/iqm_layout.hpp"
+#include "formats/iqm/iqm.hpp"
 
 namespace rigport::iqm {
 

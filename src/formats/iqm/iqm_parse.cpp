@@ -7,8 +7,8 @@
 #include <cstring>
 #include <unordered_set>
 
-#include "formats/iqm/iqm_layout.hpp"
-#include "io/byte_cursor.hpp"
+#include "formats/iqm/iqm.hpp"
+#include "support/byte_cursor.hpp"
 
 namespace rigport::iqm {
 

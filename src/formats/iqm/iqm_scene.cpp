@@ -8,9 +8,9 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "core/huge_pages.hpp"
-#include "core/excerpt.hpp"
-#include "formats/iqm/iqm_layout.hpp"
+#include "support/huge_pages.hpp"
+#include "support/excerpt.hpp"
+#include "formats/iqm/iqm.hpp"
 
 namespace rigport::iqm {
 
@@ -435,7 +435,7 @@ Expected<Scene> SceneBuilder::run() {
     if (auto e = build_meshes()) return *e;
     if (auto e = build_animations()) return *e;
     copy_meta();
-    // The scene's invariants are checked by load_bytes, once for every format (src/io/load.cpp).
+    // The scene's invariants are checked by load_bytes, once for every format (src/pipeline/load.cpp).
     return std::move(scene_);
 }
 

@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "core/huge_pages.hpp"
-#include "core/thread_pool.hpp"
+#include "support/huge_pages.hpp"
+#include "support/thread_pool.hpp"
 #include "formats/iqm/iqm_write_parts.hpp"
-#include "io/byte_cursor.hpp"
+#include "support/byte_cursor.hpp"
 
 namespace rigport::iqm {
 namespace write_detail {

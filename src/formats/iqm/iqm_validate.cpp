@@ -7,8 +7,8 @@
 #include <set>
 #include <string_view>
 
-#include "core/excerpt.hpp"
-#include "formats/iqm/iqm_layout.hpp"
+#include "support/excerpt.hpp"
+#include "formats/iqm/iqm.hpp"
 #include "process/adjacency.hpp"
 #include "rigport/process.hpp"
 

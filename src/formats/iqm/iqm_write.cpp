@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "core/embedded_images.hpp"
-#include "core/frame_budget.hpp"
-#include "core/huge_pages.hpp"
-#include "core/thread_pool.hpp"
+#include "formats/common/embedded_images.hpp"
+#include "formats/common/frame_budget.hpp"
+#include "support/huge_pages.hpp"
+#include "support/thread_pool.hpp"
 #include "formats/iqm/iqm_write_parts.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"

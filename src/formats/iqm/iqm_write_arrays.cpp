@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "core/huge_pages.hpp"
-#include "core/thread_pool.hpp"
+#include "support/huge_pages.hpp"
+#include "support/thread_pool.hpp"
 #include "formats/iqm/iqm_write_parts.hpp"
 
 namespace rigport::iqm::write_detail {

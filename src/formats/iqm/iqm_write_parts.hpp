@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "formats/iqm/iqm_layout.hpp"
+#include "formats/iqm/iqm.hpp"
 #include "process/adjacency.hpp"
 
 namespace rigport::iqm::write_detail {

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <unordered_set>
 
-#include "core/guarded.hpp"
-#include "formats/joe/joe_layout.hpp"
+#include "model/guarded.hpp"
+#include "formats/joe/joe.hpp"
 #include "rigport/jpk.hpp"
 
 namespace rigport {

@@ -5,9 +5,9 @@
 #include <bit>
 #include <type_traits>
 
-#include "core/huge_pages.hpp"
-#include "formats/joe/joe_layout.hpp"
-#include "io/byte_cursor.hpp"
+#include "support/huge_pages.hpp"
+#include "formats/joe/joe.hpp"
+#include "support/byte_cursor.hpp"
 
 namespace rigport::joe {
 

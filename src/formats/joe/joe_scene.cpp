@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/huge_pages.hpp"
-#include "formats/joe/joe_layout.hpp"
+#include "support/huge_pages.hpp"
+#include "formats/joe/joe.hpp"
 
 namespace rigport::joe {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <unordered_set>
 
-#include "formats/joe/joe_layout.hpp"
+#include "formats/joe/joe.hpp"
 
 namespace rigport::joe {
 

@@ -7,8 +7,8 @@
 #include <optional>
 #include <unordered_map>
 
-#include "formats/joe/joe_layout.hpp"
-#include "io/byte_cursor.hpp"
+#include "formats/joe/joe.hpp"
+#include "support/byte_cursor.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport::joe {

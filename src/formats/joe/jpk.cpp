@@ -8,9 +8,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "core/excerpt.hpp"
-#include "core/guarded.hpp"
-#include "io/byte_cursor.hpp"
+#include "support/excerpt.hpp"
+#include "model/guarded.hpp"
+#include "support/byte_cursor.hpp"
 #include "rigport/jpk.hpp"
 
 namespace rigport {

@@ -7,8 +7,8 @@
 #include <set>
 #include <system_error>
 
-#include "core/excerpt.hpp"
-#include "core/guarded.hpp"
+#include "support/excerpt.hpp"
+#include "model/guarded.hpp"
 #include "rigport/io.hpp"
 #include "rigport/jpk.hpp"
 

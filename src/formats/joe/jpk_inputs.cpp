@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/excerpt.hpp"
-#include "formats/joe/joe_layout.hpp"
+#include "support/excerpt.hpp"
+#include "formats/joe/joe.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/jpk.hpp"
 #include "rigport/report.hpp"

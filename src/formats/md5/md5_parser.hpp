@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "core/excerpt.hpp"
-#include "formats/md5/md5_layout.hpp"
+#include "support/excerpt.hpp"
+#include "formats/md5/md5.hpp"
 #include "formats/md5/md5_lexer.hpp"
-#include "io/text_cursor.hpp"
+#include "support/text_cursor.hpp"
 
 namespace rigport::md5::detail {
 

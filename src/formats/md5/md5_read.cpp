@@ -104,7 +104,7 @@ Expected<Scene> Parser::run() {
     meta.up = UpAxis::Z;
     meta.handedness = Handedness::Right;
     meta.front_face = Winding::Clockwise;
-    // The scene's invariants are checked by load_bytes, once for every format (src/io/load.cpp).
+    // The scene's invariants are checked by load_bytes, once for every format (src/pipeline/load.cpp).
     return std::move(scene_);
 }
 

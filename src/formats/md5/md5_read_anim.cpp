@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <bit>
 
-#include "core/quatd.hpp"
+#include "model/quatd.hpp"
 #include "formats/md5/md5_parser.hpp"
 
 namespace rigport::md5::detail {

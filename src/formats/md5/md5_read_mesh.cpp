@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "core/quatd.hpp"
+#include "model/quatd.hpp"
 #include "formats/md5/md5_parser.hpp"
 #include "process/smooth_normals.hpp"
 

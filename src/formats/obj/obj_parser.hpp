@@ -12,8 +12,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "formats/obj/obj_layout.hpp"
-#include "io/text_cursor.hpp"
+#include "formats/obj/obj.hpp"
+#include "support/text_cursor.hpp"
 #include "process/smooth_normals.hpp"
 
 namespace rigport::obj::detail {

@@ -7,7 +7,7 @@
 
 #include <fast_float/fast_float.h>
 
-#include "core/excerpt.hpp"
+#include "support/excerpt.hpp"
 #include "formats/obj/obj_parser.hpp"
 
 namespace rigport::obj {
@@ -355,7 +355,7 @@ Expected<Scene> Parser::run() {
     meta.up = UpAxis::Y;
     meta.handedness = Handedness::Right;
     meta.front_face = Winding::CounterClockwise;
-    // The scene's invariants are checked by load_bytes, once for every format (src/io/load.cpp).
+    // The scene's invariants are checked by load_bytes, once for every format (src/pipeline/load.cpp).
     return std::move(scene_);
 }
 

@@ -5,7 +5,7 @@
 #include <cfloat>
 #include <cmath>
 
-#include "core/excerpt.hpp"
+#include "support/excerpt.hpp"
 #include "formats/obj/obj_parser.hpp"
 
 namespace rigport::obj::detail {

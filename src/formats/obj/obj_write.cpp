@@ -9,7 +9,7 @@
 #include <iterator>
 #include <set>
 
-#include "formats/obj/obj_layout.hpp"
+#include "formats/obj/obj.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport::obj {
@@ -65,7 +65,7 @@ Expected<Output> write(const Scene& input, const std::string& path, const SaveOp
         set_front_face(*converted, Winding::CounterClockwise);
     }
     const Scene& scene = converted ? *converted : input;
-    // The scene\'s invariants: checked by save_output before any writer runs (src/io/save.cpp).
+    // The scene\'s invariants: checked by save_output before any writer runs (src/pipeline/save.cpp).
 
     // What a static OBJ cannot hold.
     if (!scene.skeleton.joints.empty()) warn(WarningCode::DroppedData, fmt::format("the skeleton ({} joints): OBJ is static", scene.skeleton.joints.size()));

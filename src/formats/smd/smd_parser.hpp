@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "formats/smd/smd_layout.hpp"
-#include "io/text_cursor.hpp"
+#include "formats/smd/smd.hpp"
+#include "support/text_cursor.hpp"
 
 namespace rigport::smd::detail {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "formats/smd/smd_layout.hpp"
+#include "formats/smd/smd.hpp"
 
 namespace rigport::smd {
 

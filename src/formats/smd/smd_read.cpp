@@ -4,8 +4,8 @@
 // parents + one frame-based animation) or a .vta (one mesh of the base vertices + morph targets).
 #include <algorithm>
 
-#include "core/excerpt.hpp"
-#include "core/quatd.hpp"
+#include "support/excerpt.hpp"
+#include "model/quatd.hpp"
 #include "formats/smd/smd_parser.hpp"
 
 namespace rigport::smd {
@@ -328,7 +328,7 @@ Expected<Scene> Parser::run() {
     meta.up = UpAxis::Z;
     meta.handedness = Handedness::Right;
     meta.front_face = Winding::CounterClockwise;
-    // The scene's invariants are checked by load_bytes, once for every format (src/io/load.cpp).
+    // The scene's invariants are checked by load_bytes, once for every format (src/pipeline/load.cpp).
     return std::move(scene_);
 }
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/excerpt.hpp"
+#include "support/excerpt.hpp"
 #include "formats/smd/smd_parser.hpp"
 
 namespace rigport::smd::detail {

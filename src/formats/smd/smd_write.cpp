@@ -11,11 +11,11 @@
 #include <iterator>
 #include <set>
 
-#include "core/embedded_images.hpp"
-#include "core/frame_budget.hpp"
-#include "core/quatd.hpp"
-#include "core/text_names.hpp"
-#include "formats/smd/smd_layout.hpp"
+#include "formats/common/embedded_images.hpp"
+#include "formats/common/frame_budget.hpp"
+#include "model/quatd.hpp"
+#include "formats/common/text_names.hpp"
+#include "formats/smd/smd.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
 
@@ -204,7 +204,7 @@ Expected<Output> write(const Scene& input, const std::string& path, const SaveOp
     // SMD is Z up with counter-clockwise front faces: other scenes are written from a copy.
     std::optional<Scene> converted = z_up_ccw_copy(input);
     Scene scene = converted ? std::move(*converted) : input;
-    // The scene\'s invariants: checked by save_output before any writer runs (src/io/save.cpp).
+    // The scene\'s invariants: checked by save_output before any writer runs (src/pipeline/save.cpp).
     if (auto st = rigport::detail::check_frame_budget(scene, options, "SMD"); !st) return st.error();
     Writer writer(scene, options);
     writer.prepare();

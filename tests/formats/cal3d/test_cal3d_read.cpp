@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "formats/cal3d/cal3d_layout.hpp"
-#include "io/byte_cursor.hpp"
+#include "formats/cal3d/cal3d.hpp"
+#include "support/byte_cursor.hpp"
 #include "rigport/formats.hpp"
 
 namespace rigport::test {

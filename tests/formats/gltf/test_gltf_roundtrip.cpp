@@ -18,7 +18,7 @@
 #include <string>
 
 #include "formats/gltf/gltf_parse.hpp"
-#include "formats/iqm/iqm_layout.hpp"
+#include "formats/iqm/iqm.hpp"
 #include "gltf_oracle.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/compile.hpp"

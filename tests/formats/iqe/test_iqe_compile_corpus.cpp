@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "anim_compare.hpp"
-#include "formats/iqm/iqm_layout.hpp"
+#include "formats/iqm/iqm.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/compile.hpp"
 #include "rigport/formats.hpp"

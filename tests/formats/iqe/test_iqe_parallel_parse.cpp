@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "formats/iqe/iqe_layout.hpp"
+#include "formats/iqe/iqe.hpp"
 #include "rigport/compile.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "formats/iqe/iqe_layout.hpp"
+#include "formats/iqe/iqe.hpp"
 #include "rigport/io.hpp"
 
 namespace rigport::test {

@@ -6,8 +6,8 @@
 
 #include <cstring>
 
-#include "formats/iqe/iqe_layout.hpp"
-#include "formats/iqm/iqm_layout.hpp"
+#include "formats/iqe/iqe.hpp"
+#include "formats/iqm/iqm.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/io.hpp"
 #include "rigport/sample.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "anim_compare.hpp"
-#include "formats/iqm/iqm_layout.hpp"
+#include "formats/iqm/iqm.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/io.hpp"
 #include "test_support.hpp"

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "formats/iqm/iqm_builder.hpp"
-#include "formats/iqm/iqm_layout.hpp"
+#include "formats/iqm/iqm.hpp"
 #include "rigport/io.hpp"
 
 namespace rigport::test {

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "formats/iqm/iqm_builder.hpp"
-#include "formats/iqm/iqm_layout.hpp"
+#include "formats/iqm/iqm.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/process.hpp"
 

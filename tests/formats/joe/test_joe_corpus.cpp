@@ -10,7 +10,7 @@
 #include <map>
 #include <regex>
 
-#include "formats/joe/joe_layout.hpp"
+#include "formats/joe/joe.hpp"
 #include "gltf_oracle.hpp"
 #include "rigport/io.hpp"
 #include "rigport/jpk.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "formats/joe/joe_layout.hpp"
+#include "formats/joe/joe.hpp"
 #include "formats/joe/test_joe_builder.hpp"
 #include "rigport/io.hpp"
 #include "rigport/jpk.hpp"

@@ -2,7 +2,7 @@
 // converted on a copy, VDrift's limits refused unless forced, several meshes merged, materials reported.
 #include <gtest/gtest.h>
 
-#include "formats/joe/joe_layout.hpp"
+#include "formats/joe/joe.hpp"
 #include "formats/joe/test_joe_builder.hpp"
 #include "gltf_oracle.hpp"
 #include "rigport/io.hpp"

@@ -13,7 +13,7 @@
 #include <map>
 #include <random>
 
-#include "formats/joe/joe_layout.hpp"
+#include "formats/joe/joe.hpp"
 #include "formats/joe/test_joe_builder.hpp"
 #include "pipeline/robustness_harness.hpp"
 #include "rigport/io.hpp"

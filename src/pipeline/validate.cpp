@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/guarded.hpp"
+#include "model/guarded.hpp"
 #include "process/clip_end.hpp"
 #include "rigport/formats.hpp"
 

@@ -1,9 +1,9 @@
 // An affine matrix as translate, rotate, scale (the closest rotation when it holds a shear).
-#include "core/decompose.hpp"
+#include "model/decompose.hpp"
 
 #include <cmath>
 
-#include "core/quatd.hpp"
+#include "model/quatd.hpp"
 
 namespace rigport {
 

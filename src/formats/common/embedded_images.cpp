@@ -1,6 +1,6 @@
 // Images a scene holds: type by magic bytes, safe unique file names, the files beside an output
 // (glTF 2.0 §3.8.4 image data; core/embedded_images.hpp).
-#include "core/embedded_images.hpp"
+#include "formats/common/embedded_images.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // The shared thread pool (thread_pool.hpp): one job queue, chunks claimed by an atomic counter by
 // the calling thread and whichever workers are free.
-#include "core/thread_pool.hpp"
+#include "support/thread_pool.hpp"
 
 #include <algorithm>
 #include <atomic>

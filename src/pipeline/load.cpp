@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "core/guarded.hpp"
+#include "model/guarded.hpp"
 #include "io/confine.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"

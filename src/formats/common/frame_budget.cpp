@@ -1,4 +1,4 @@
-#include "core/frame_budget.hpp"
+#include "formats/common/frame_budget.hpp"
 
 #include <fmt/format.h>
 

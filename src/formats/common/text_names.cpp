@@ -1,5 +1,5 @@
 // Quoted, unique joint names and the scale test shared by the MD5 and SMD writers.
-#include "core/text_names.hpp"
+#include "formats/common/text_names.hpp"
 
 #include <fmt/format.h>
 

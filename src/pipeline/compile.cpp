@@ -11,10 +11,10 @@
 #include <filesystem>
 #include <unordered_map>
 
-#include "core/embedded_images.hpp"
-#include "core/guarded.hpp"
+#include "formats/common/embedded_images.hpp"
+#include "model/guarded.hpp"
 #include "process/compiler_source.hpp"
-#include "process/compile_cal3d.hpp"
+#include "pipeline/compile_cal3d.hpp"
 #include "process/threaded.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/formats.hpp"

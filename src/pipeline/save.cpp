@@ -4,11 +4,11 @@
 #include <filesystem>
 #include <optional>
 
-#include "core/embedded_images.hpp"
-#include "core/excerpt.hpp"
-#include "core/finite.hpp"
-#include "core/xml_text.hpp"
-#include "core/guarded.hpp"
+#include "formats/common/embedded_images.hpp"
+#include "support/excerpt.hpp"
+#include "formats/common/finite.hpp"
+#include "formats/common/xml_text.hpp"
+#include "model/guarded.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 #include "rigport/process.hpp"

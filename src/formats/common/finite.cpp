@@ -1,5 +1,5 @@
-// The writers' common guard: every float a writer would write is finite (src/core/finite.hpp).
-#include "core/finite.hpp"
+// The writers' common guard: every float a writer would write is finite (src/formats/common/finite.hpp).
+#include "formats/common/finite.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // Short, escaped quotes of input text for messages (core/excerpt.hpp).
-#include "core/excerpt.hpp"
+#include "support/excerpt.hpp"
 
 #include "rigport/report.hpp"
 

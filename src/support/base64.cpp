@@ -1,5 +1,5 @@
 // Base64 decoding (RFC 4648 §4, §5).
-#include "core/base64.hpp"
+#include "support/base64.hpp"
 
 namespace rigport::detail {
 

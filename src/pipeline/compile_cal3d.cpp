@@ -1,6 +1,6 @@
 // The compile front end's Cal3D part: every Cal3D input as one character (docs/cal3d.md §4.5, §5),
 // and which animation each input's per-file options aim at.
-#include "process/compile_cal3d.hpp"
+#include "pipeline/compile_cal3d.hpp"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 // binary source) is refused before writing, as an input problem, never a file no reader parses.
 #include <fmt/format.h>
 
-#include "core/xml_text.hpp"
+#include "formats/common/xml_text.hpp"
 
 namespace rigport::detail {
 

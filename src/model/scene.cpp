@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "core/guarded.hpp"
+#include "model/guarded.hpp"
 
 namespace rigport {
 

@@ -1,5 +1,5 @@
 // The Error for an exception caught at the API boundary (guarded.hpp).
-#include "core/guarded.hpp"
+#include "model/guarded.hpp"
 
 #include <fmt/format.h>
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/quatd.hpp"
+#include "model/quatd.hpp"
 
 namespace rigport {
 
