@@ -1,4 +1,4 @@
-// Errors, typed warnings and Expected<T>: how every library call reports failure (STYLE.md "errors").
+// Errors, typed warnings and Expected<T>: how every library call reports failure (docs/library.md).
 #pragma once
 
 #include <cstdint>

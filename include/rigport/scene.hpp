@@ -1,4 +1,4 @@
-// The in-memory model every format reads into and writes from: plain data, no I/O (STYLE.md "scene model").
+// The in-memory model every format reads into and writes from: plain data, no I/O (docs/formats.md "Conventions").
 #pragma once
 
 #include <array>

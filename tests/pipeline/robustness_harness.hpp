@@ -1,5 +1,5 @@
-// One robustness routine for every registered reader (STYLE.md "One robustness routine for every
-// file", after ufbx's test/testing_fuzz.h): the seed files of a format (rigport's sample scene
+// One robustness routine for every registered reader (docs/reliability.md; after ufbx's
+// test/testing_fuzz.h): the seed files of a format (rigport's sample scene
 // through the format's own writer, small fixtures of our own, corpus files when present) and the
 // ways to damage them: truncation, seeded mutations (bytes, words, text numbers, plus a format's
 // own structural mutator), hostile counts. Used by test_robustness.cpp and, for the seeds, by the

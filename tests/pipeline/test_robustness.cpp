@@ -1,5 +1,4 @@
-// The one robustness harness, driven by the format registry (STYLE.md "One robustness routine for
-// every file"; ufbx's test/testing_fuzz.h): every registered reader gets its seeds (rigport's
+// The one robustness harness, driven by the format registry (docs/reliability.md; after ufbx's test/testing_fuzz.h): every registered reader gets its seeds (rigport's
 // sample through the format's writer, our fixtures; then the corpus files with its extensions)
 // truncated at every length (a stride for large files), mutated with a fixed seed (bytes, words,
 // text numbers, and the format's own structural mutator) and with every leading word / number set

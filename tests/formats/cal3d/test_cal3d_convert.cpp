@@ -30,7 +30,7 @@ using Point = std::array<double, 3>;
 fs::path cal3d(const std::string& rel) { return corpus_dir() / "cal3d" / rel; }
 
 // The Cal3D characters the corpus can assemble: the two .cfg files, and the file sets of each
-// folder that hold a skeleton with meshes or animations for it (SOURCES-cal3d-joe.md).
+// folder that hold a skeleton with meshes or animations for it (docs/testing.md "Corpus counts").
 struct Character {
     std::string name;
     std::vector<std::string> files;  // relative to corpus/cal3d
@@ -109,7 +109,7 @@ double extent(const Scene& scene) {
 
 // ---- info / validate ------------------------------------------------------------------------
 
-// SOURCES-cal3d-joe.md: cally.cfg names 17 meshes of which the corpus holds chest (243 v, 442 f),
+// Measured from the files: cally.cfg names 17 meshes of which the corpus holds chest (243 v, 442 f),
 // head (327, 640) and ponytail (37, 68); skeleton 37 bones; 4 materials; 1 animation. paladin.cfg:
 // cape (25, 32) and loincloth (3 submeshes: 3/1, 32/25, 11/11); 58 bones; 19 materials; idle.
 TEST(Cal3dConvert, InfoReportsTheWholeCharacter) {

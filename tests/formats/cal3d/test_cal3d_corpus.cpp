@@ -1,4 +1,4 @@
-// Every Cal3D corpus file loads with the counts corpus/SOURCES-cal3d-joe.md measured, passes the
+// Every Cal3D corpus file loads with the counts measured from the files (docs/testing.md "Corpus counts"), passes the
 // scene invariants, and `rigport info --json` agrees; cally.cfg and paladin.cfg load as characters.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Expected counts, from corpus/SOURCES-cal3d-joe.md (tables per folder). -1 = not checked.
+// Expected counts, measured from the files (per folder). -1 = not checked.
 // tracks/keys: Cal3D tracks (one rotation JointTrack each) and their keys; morphs: targets;
 // morph_keys: keys over all morph tracks (one placeholder mesh per track when read alone).
 struct Row {

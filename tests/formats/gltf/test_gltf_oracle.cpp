@@ -1,5 +1,5 @@
 // The glTF oracles themselves (tests/js via gltf_oracle.hpp) on the Khronos samples in the corpus:
-// the validator agrees with SOURCES-gltf.md and can fail; three.js loads, animates and skins.
+// the validator agrees with the counts measured from the files and can fail; three.js loads, animates and skins.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -33,7 +33,7 @@ bool all_finite(const ThreeFrame& f) {
     return true;
 }
 
-// The validator's counts for every corpus glTF file, as SOURCES-gltf.md records them.
+// The validator's counts for every corpus glTF file, as measured from the files (docs/testing.md "Corpus counts").
 TEST(GltfOracle, ValidatorMatchesDocumentedCounts) {
     RIGPORT_REQUIRE_CORPUS();
     RIGPORT_REQUIRE_JS();

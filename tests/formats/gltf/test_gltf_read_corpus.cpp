@@ -1,6 +1,6 @@
 // glTF 2.0 reader on the glTF corpus (docs/gltf.md §8): every file loads, passes the scene
 // invariants, and `rigport info --json` plus the loaded scene report the counts that
-// corpus/gltf/SOURCES-gltf.md measured from the files themselves (an independent reference).
+// counts measured from the files themselves (docs/testing.md "Corpus counts") (an independent reference).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// One animation as SOURCES-gltf.md lists it.
+// One animation as measured from the file.
 struct ExpectedAnimation {
     std::string name;   // empty when the glTF animation has none
     double duration;    // max - min over all sampler inputs, seconds (SOURCES rounds to 4 places)
@@ -28,7 +28,7 @@ struct ExpectedAnimation {
     size_t max_keys;    // "up to N keys"
 };
 
-// One corpus file as the Summary table and its per-file section in SOURCES-gltf.md give it.
+// One corpus file as its measured counts give it.
 struct ExpectedFile {
     std::string file;
     size_t primitives;     // "meshes / prims": every corpus mesh is used by one node, so one rigport mesh each
@@ -45,7 +45,7 @@ struct ExpectedFile {
 
 void PrintTo(const ExpectedFile& f, std::ostream* os) { *os << f.file; }
 
-// corpus/gltf/SOURCES-gltf.md, "Summary" and the per-file sections.
+// Measured from the files (docs/testing.md "Corpus counts").
 const std::vector<ExpectedFile>& expected_files() {
     static const std::vector<ExpectedFile> table = {
         {"AnimatedTriangle.gltf", 1, 3, 1, 0, 0, {{"", 1.0000, 1, 5}}, 1},
@@ -113,7 +113,7 @@ TEST_P(GltfReadCorpus, LoadsWithInvariants) {
 }
 
 // `rigport info --json`: meshes (one per primitive), vertices, triangles and animations as
-// SOURCES-gltf.md counts them; joints: every skin joint and every TRS-animated node is a joint,
+// The measured counts hold them; joints: every skin joint and every TRS-animated node is a joint,
 // and nothing else but their ancestors (the reader may keep an ancestor as a joint rather than
 // bake it).
 TEST_P(GltfReadCorpus, InfoReportsSourceCounts) {
@@ -138,7 +138,7 @@ TEST_P(GltfReadCorpus, InfoReportsSourceCounts) {
     const json j = file_json(path);
     ASSERT_TRUE(j.is_object());
     const NodeFacts nodes(j);
-    EXPECT_EQ(nodes.skin_joints.size(), e.skin_joints) << "SOURCES-gltf.md and the file disagree";
+    EXPECT_EQ(nodes.skin_joints.size(), e.skin_joints) << "the measured count and the file disagree";
     std::set<size_t> needed = nodes.skin_joints;
     needed.insert(nodes.trs_animated.begin(), nodes.trs_animated.end());
     const size_t most = nodes.with_ancestors(needed).size();

@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Keeps a failing input for a regression fixture (STYLE.md rule 12).
+// Keeps a failing input for a regression fixture (docs/fuzzing.md).
 void keep_failure(const std::vector<uint8_t>& bytes, const std::string& name) {
     const fs::path keep = temp_dir() / ("failing-" + name);
     write_bytes(keep, bytes);

@@ -387,7 +387,7 @@ struct GltfModel {
 
 void PrintTo(const GltfModel& m, std::ostream* os) { *os << m.file; }
 
-// corpus/gltf, as SOURCES-gltf.md lists it (morph targets: SimpleMorph, AnimatedMorphCube).
+// corpus/gltf, as measured from the files (morph targets: SimpleMorph, AnimatedMorphCube).
 std::vector<GltfModel> gltf_models() {
     return {{"AnimatedTriangle.gltf"}, {"SimpleSkin.gltf"}, {"SimpleMorph.gltf", true}, {"RiggedSimple.gltf"}, {"BoxAnimated.glb"},
             {"AnimatedMorphCube.glb", true}, {"RiggedFigure.glb"}, {"CesiumMan.glb"}, {"greenman.glb"}};

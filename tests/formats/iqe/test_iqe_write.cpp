@@ -1,5 +1,5 @@
 // IQE writer: write -> parse gives the same scene with exact floats; IQM -> IQE keeps geometry;
-// every corpus IQE parses with the counts of corpus/SOURCES-iqm-iqe.md.
+// every corpus IQE parses with the counts measured from the files (docs/testing.md "Corpus counts").
 #include <gtest/gtest.h>
 
 #include <cmath>

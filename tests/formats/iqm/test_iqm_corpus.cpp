@@ -1,5 +1,5 @@
 // Corpus IQM files (../shared/corpus/iqm or $RIGPORT_CORPUS/iqm): load, the facts recorded in
-// SOURCES-iqm-iqe.md, and the round trip IQM -> IQM -> IQM.
+// the files (docs/testing.md "Corpus counts"), and the round trip IQM -> IQM -> IQM.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// The JOE / JPK corpus (corpus/SOURCES-cal3d-joe.md): every file loads, `rigport info` reports the
+// The JOE / JPK corpus (docs/testing.md "Corpus counts"): every file loads, `rigport info` reports the
 // stored counts, winding and VDrift's heuristic match the measured figures, JOE -> JOE keeps the
 // geometry bit for bit, JOE -> glTF passes the Khronos validator, JOE -> IQM/IQE -> JOE and
 // glTF -> JOE come back exactly, and JPK packs list / extract / create member for member.
@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// corpus/SOURCES-cal3d-joe.md, "JOE / JPK": faces, V/T/N, unique corners, and winding as
+// Measured from the files (docs/testing.md "Corpus counts"): faces, V/T/N, unique corners, and winding as
 // agree / disagree / perpendicular (CCW geometric normal against the summed normals; faces with a
 // repeated vertex index not counted). Exact integers: no tolerance.
 struct Expected_ {

@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // A corpus OBJ copied into a fresh folder with its .mtl under the name its mtllib line uses
-// (the corpus prefixes every file: SOURCES-md5-smd-obj-fbx.md).
+// (the corpus prefixes every file with its origin).
 fs::path staged(const std::string& stem) {
     const fs::path dir = files_dir() / stem;
     fs::create_directories(dir);
