@@ -202,7 +202,7 @@ py::object convert_py(const py::object& inputs, const py::object& output, const 
     if (is_stdout_path(out)) throw py::value_error("convert() writes a file: standard output ('-') is the CLI's");
     ConvertOptions options = convert_options(kw);
     const std::string format_name = kw.contains("format") && !kw["format"].is_none() ? kw["format"].cast<std::string>() : "";
-    options.format = value_or_raise(find_output_format(out, format_name));
+    options.format = value_or_raise(find_output_format(out, format_name, {.output = "out", .format = "format=", .listing = "rigport.formats()"}));
     ConvertJob job;
     for (auto& p : s.paths) job.inputs.push_back(CompileInput{{p}, {}});
     job.output = out;
@@ -237,6 +237,7 @@ py::dict batch_py(const py::object& inputs, const py::object& out_dir, const std
     options.follow_links = follow_links;
     options.convert = convert_options(kw, "batch");
     options.companions = options.convert.load.companions;
+    options.names.listing = "rigport.formats()";  // the keywords are the library's own names
     Expected<BatchPlan> plan = BatchPlan{};
     Expected<BatchReport> report = BatchReport{};
     {

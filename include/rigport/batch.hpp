@@ -25,6 +25,7 @@ struct BatchOptionNames {
     std::string report_file = "report_file";
     std::string build_file = "build_file";
     std::string follow_links = "follow_links";
+    std::string listing = "formats()";  // where the format names are listed
 };
 
 struct BatchOptions {

@@ -21,7 +21,14 @@ namespace rigport {
 // The output format: format_name, else the extension of path. Refused (InvalidArgument) when
 // neither names a format, or when path's extension is one a registered format claims and the
 // format named does not (`--format iqm -o x.glb`); a format without a writer is Unsupported.
-Expected<const FormatInfo*> find_output_format(const std::string& path, const std::string& format_name);
+// Its messages name the caller's options as `names` says: the library's words by default, the
+// CLI's flags ("-o", "--format", "rigport formats") or Python's keywords when they call it.
+struct OutputFormatNames {
+    std::string output = "output";
+    std::string format = "format";
+    std::string listing = "formats()";  // where the format names are listed
+};
+Expected<const FormatInfo*> find_output_format(const std::string& path, const std::string& format_name, const OutputFormatNames& names = {});
 
 // The file an input path reads: the pack of a "PACK.jpk:MEMBER" that names no file itself.
 std::string input_file(const std::string& path);

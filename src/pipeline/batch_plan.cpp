@@ -235,7 +235,7 @@ Expected<BatchPlan> plan_batch(const BatchOptions& o) {
     // Everything is checked before any model is read.
     const BatchOptionNames& n = o.names;
     const FormatInfo* format = find_format(o.format);
-    if (!format) return usage(fmt::format("unknown format '{}' (see 'rigport formats')", o.format));
+    if (!format) return usage(fmt::format("unknown format '{}' (see '{}')", o.format, n.listing));
     if (!format->write) return make_error(ErrorCode::Unsupported, fmt::format("writing {} is not supported yet", format->name));
     if (format->extensions.empty()) return usage(fmt::format("{} {} has no file extension to name the outputs with", n.format, format->name));
     const std::string& unit = o.convert.unit;

@@ -30,25 +30,26 @@ bool has_extension_of(const FormatInfo& format, std::string_view path) {
 
 }  // namespace
 
-Expected<const FormatInfo*> find_output_format(const std::string& path, const std::string& format_name) {
+Expected<const FormatInfo*> find_output_format(const std::string& path, const std::string& format_name, const OutputFormatNames& names) {
     if (format_name.empty() && is_stdout_path(path))
-        return make_error(ErrorCode::InvalidArgument, "-o - streams to standard output, which has no extension: name the format with --format");
+        return make_error(ErrorCode::InvalidArgument,
+                          fmt::format("{} - streams to standard output, which has no extension: name the format with {}", names.output, names.format));
     const FormatInfo* f = format_name.empty() ? find_format_by_extension(path) : find_format(format_name);
     if (!f)
         return make_error(ErrorCode::InvalidArgument,
                           format_name.empty()
-                              ? fmt::format("cannot tell the output format from '{}'; use a known extension or --format (see 'rigport formats')", path)
-                              : fmt::format("unknown format '{}' (see 'rigport formats')", format_name));
-    // The registry says what an extension means: one that names another format than --format
-    // contradicts it (--format glb with .glb, --format gltf with .gltf or .glb agree). An
-    // extension no format claims is left to --format.
+                              ? fmt::format("cannot tell the output format from '{}'; use a known extension or {} (see '{}')", path, names.format, names.listing)
+                              : fmt::format("unknown format '{}' (see '{}')", format_name, names.listing));
+    // The registry says what an extension means: one that names another format than the one
+    // asked for contradicts it (glb with .glb, gltf with .gltf or .glb agree). An extension no
+    // format claims is left to the format asked for.
     if (!format_name.empty() && !is_stdout_path(path))
         if (const FormatInfo* by_extension = find_format_by_extension(path); by_extension && !has_extension_of(*f, path)) {
             std::string own;
             for (auto ext : f->extensions) own += fmt::format("{}{}", own.empty() ? "" : " or ", ext);
             return make_error(ErrorCode::InvalidArgument,
-                              fmt::format("-o '{}' has the extension of {} but --format is {}: name the output {}or drop --format", path,
-                                          by_extension->name, f->name, own.empty() ? "" : fmt::format("with {} ", own)));
+                              fmt::format("{} '{}' has the extension of {} but {} is {}: name the output {}or drop {}", names.output, path, by_extension->name,
+                                          names.format, f->name, own.empty() ? "" : fmt::format("with {} ", own), names.format));
         }
     if (!f->write) return make_error(ErrorCode::Unsupported, fmt::format("writing {} is not supported yet", f->name));
     return f;

@@ -101,7 +101,7 @@ TEST(BatchLibrary, OptionsAreNamedByTheirLibraryNames) {
     EXPECT_EQ(same.code, ErrorCode::InvalidArgument);
     EXPECT_EQ(same.message.rfind("report_file '", 0), 0u) << same.message;
     const Error unknown = error_of([](BatchOptions& o) { o.format = "nope"; });
-    EXPECT_EQ(unknown.message, "unknown format 'nope' (see 'rigport formats')");
+    EXPECT_EQ(unknown.message, "unknown format 'nope' (see 'formats()')");
     fs::create_directories(dir / "empty");
     const Error none = error_of([&](BatchOptions& o) { o.inputs = {(dir / "empty").string()}; });
     EXPECT_EQ(none.message.rfind("no models found", 0), 0u) << none.message;

@@ -34,6 +34,9 @@ void print_warning(std::string_view message);
 void print_warnings(const Warnings& warnings);
 
 // The exit code for a failed load, or for a failed save.
+// The CLI's words for the options find_output_format's messages name.
+inline OutputFormatNames output_format_names() { return {.output = "-o", .format = "--format", .listing = "rigport formats"}; }
+
 int read_exit_code(const Error& error);
 int write_exit_code(const Error& error);
 

@@ -45,7 +45,7 @@ BatchOptions batch_options(const BatchArgs& a) {
     o.report_file = a.report;
     o.build_file = a.ninja;
     o.names = BatchOptionNames{.out_dir = "-o", .format = "--format", .unit = "--unit", .texture_paths = "--texture-path",
-                               .report_file = "--report", .build_file = "--ninja", .follow_links = "--follow-links"};
+                               .report_file = "--report", .build_file = "--ninja", .follow_links = "--follow-links", .listing = "rigport formats"};
     return o;
 }
 

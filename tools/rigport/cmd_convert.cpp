@@ -156,7 +156,7 @@ int run_convert(const ConvertArgs& a) {
     // Every option is checked before any input is read.
     auto options = model_options(a);
     if (!options) return fail(options.error(), exit_usage, a.json);
-    auto format = find_output_format(a.output, a.format);
+    auto format = find_output_format(a.output, a.format, output_format_names());
     if (!format) return fail(format.error(), write_exit_code(format.error()), a.json);
     options->format = *format;
     auto inputs = parse_inputs(a.words);

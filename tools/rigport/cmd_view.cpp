@@ -100,7 +100,7 @@ int run_view(const ViewArgs& a) {
     for (auto& f : formats())
         if (!one_file && f.write && f.holds_images && !f.single_file_extension.empty()) one_file = &f;
     const std::string model_name = one_file ? "model" + std::string(one_file->single_file_extension) : std::string();
-    auto format = find_output_format(model_name, "");
+    auto format = find_output_format(model_name, "", output_format_names());
     if (!format) return fail(format.error(), write_exit_code(format.error()), false);
     ModelJob job;
     for (auto& p : a.inputs) job.inputs.push_back(CompileInput{{p}, {}});

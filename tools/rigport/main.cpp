@@ -68,7 +68,7 @@ Status TextureFlags::check() const {
 }
 
 const FormatInfo* choose_output_format(const std::string& path, const std::string& format_name, int& exit_code) {
-    auto f = find_output_format(path, format_name);
+    auto f = find_output_format(path, format_name, output_format_names());
     if (!f) {
         print_error(f.error().to_string());
         exit_code = write_exit_code(f.error());
