@@ -60,6 +60,29 @@ std::string object_name(std::string_view stored) {
 }
 
 bool Objects::build(const Document& doc, Error& error) {
+    const bool built = build_objects(doc, error);
+    pack_links();
+    return built;
+}
+
+void Objects::pack_links() {
+    // A counting sort by object, stable, so each object's links keep the order they were made in.
+    auto pack = [&](LinkLists& out, bool by_child) {
+        out.offsets_.assign(list.size() + 1, 0);
+        for (const Made& m : made_links_) ++out.offsets_[(by_child ? m.child : m.parent) + 1];
+        for (size_t i = 0; i < list.size(); ++i) out.offsets_[i + 1] += out.offsets_[i];
+        out.links_.resize(made_links_.size());
+        std::vector<uint32_t> next(out.offsets_.begin(), out.offsets_.end() - 1);
+        for (const Made& m : made_links_)
+            out.links_[next[by_child ? m.child : m.parent]++] = Link{by_child ? m.parent : m.child, m.property};
+    };
+    pack(parents, true);
+    pack(children, false);
+    made_links_.clear();
+    made_links_.shrink_to_fit();
+}
+
+bool Objects::build_objects(const Document& doc, Error& error) {
     if (doc.version < 6000) return build_v5(doc);
     const Node* objects = doc.root.child("Objects");
     if (!objects) {
@@ -90,8 +113,6 @@ bool Objects::build(const Document& doc, Error& error) {
         }
         list.push_back(std::move(o));
     }
-    parents.assign(list.size(), {});
-    children.assign(list.size(), {});
     const Node* connections = doc.root.child("Connections");
     if (!connections) return true;
     for (const Node& c : connections->children) {
@@ -116,10 +137,7 @@ bool Objects::build(const Document& doc, Error& error) {
     return true;
 }
 
-void Objects::link(uint32_t child, uint32_t parent, std::string_view property) {
-    parents[child].push_back({parent, property});
-    children[parent].push_back({child, property});
-}
+void Objects::link(uint32_t child, uint32_t parent, std::string_view property) { made_links_.push_back({child, parent, property}); }
 
 // 6.x: objects are named "Class::Name" and linked by those names (`Connect: "OO", child,
 // parent`); a Mesh model holds its geometry itself, which becomes a Geometry object under it so
@@ -150,8 +168,6 @@ bool Objects::build_v6(const Node& objects, const Node* connections, Error& erro
             geometry_of.push_back(-1);
         }
     }
-    parents.assign(list.size(), {});
-    children.assign(list.size(), {});
     for (uint32_t i = 0; i < list.size(); ++i)
         if (geometry_of[i] >= 0) link(uint32_t(geometry_of[i]), i, {});
     if (!connections) return true;
@@ -271,13 +287,9 @@ bool Objects::build_v5(const Document& doc) {
         const uint32_t model = uint32_t(list.size());
         models.push_back(model);
         list.push_back(std::move(o));
-        parents.emplace_back();
-        children.emplace_back();
         auto add = [&](Object x) {
             x.id = int64_t(list.size());
             list.push_back(std::move(x));
-            parents.emplace_back();
-            children.emplace_back();
             return uint32_t(list.size() - 1);
         };
         for (const Node& c : n.children)

@@ -32,6 +32,20 @@ struct Link {
     std::string_view property;  // "OP" links: the property the child drives ("Lcl Translation", "d|X")
 };
 
+// The links of every object, packed: object i's are one span, in the order the file makes them
+// (one list for all, not a vector per object: a file has thousands of links).
+class LinkLists {
+public:
+    std::span<const Link> operator[](uint32_t i) const {
+        return i + 1 < offsets_.size() ? std::span<const Link>(links_).subspan(offsets_[i], offsets_[i + 1] - offsets_[i]) : std::span<const Link>();
+    }
+
+private:
+    friend class Objects;
+    std::vector<uint32_t> offsets_;  // objects + 1
+    std::vector<Link> links_;
+};
+
 class Objects {
 public:
     // Indexes `doc`; false with `error` set when the layout is broken. Links to the scene
@@ -42,7 +56,7 @@ public:
 
     std::vector<Object> list;
     // Per object: what it is linked to (its parents) and what is linked to it (its children).
-    std::vector<std::vector<Link>> parents, children;
+    LinkLists parents, children;
     // Connections of kinds other than object-object and object-property ("PP", "PO": links
     // between properties, which rigport gives no meaning), left out for the reader to warn about.
     uint64_t other_connections = 0;
@@ -59,10 +73,18 @@ public:
     std::vector<uint32_t> parents_of(uint32_t i, std::string_view kind) const;
 
 private:
+    bool build_objects(const Document& doc, Error& error);
     bool build_v6(const Node& objects, const Node* connections, Error& error);
+    // Packs the links made into `parents` and `children`, each object's in the order made.
+    void pack_links();
     bool build_v5(const Document& doc);
     void link(uint32_t child, uint32_t parent, std::string_view property);
 
+    struct Made {
+        uint32_t child, parent;
+        std::string_view property;
+    };
+    std::vector<Made> made_links_;  // as link() makes them, until pack_links()
     std::unordered_map<int64_t, uint32_t> by_id_;
     std::unordered_map<std::string_view, uint32_t> by_name_;
     std::deque<Node> synthetic_;  // 5.x: nodes made for what the file says elsewhere (a model's place)
