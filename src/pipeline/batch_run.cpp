@@ -53,6 +53,9 @@ Expected<BatchReport> run_batch(const BatchPlan& plan, const BatchOptions& o, co
     // Each model exactly as run_conversion converts it alone.
     ConvertOptions options = o.convert;
     options.format = plan.format;
+    // The plan decided which files go with which model (none with BatchOptions::companions off):
+    // a job's companions are its inputs, so the conversion looks for no more of them.
+    options.load.companions = false;
     pipeline::Claims claims(plan, o);
     BatchReport report;
     report.models.resize(plan.jobs.size());

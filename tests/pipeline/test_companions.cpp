@@ -212,6 +212,22 @@ TEST(Companions, AClashForOneOutputNamesBothInputs) {
     EXPECT_EQ(failed, 3u) << alone.err;
 }
 
+// --no-companions in a batch: a mesh file is read alone (its animation files are models of their
+// own), as `convert --no-companions` reads it, and the report lists no companions.
+TEST(Companions, BatchWithoutCompanionsReadsEachMeshAlone) {
+    const fs::path dir = files_dir();
+    const fs::path in = dir / "in";
+    save_md5_model(in, "Bob");
+    fs::remove(in / "Bob.md5anim");  // its output would be Bob.glb too: only Bob_walk stays beside the mesh
+    auto r = run_cli({"batch", in.string(), "-o", (dir / "out").string(), "--format", "glb", "-q", "--no-companions", "--report",
+                      (dir / "r.json").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(files_with(dir / "out", ".glb"), (std::vector<std::string>{"Bob.glb", "Bob_walk.glb"})) << r.err;
+    EXPECT_EQ(animation_names(dir / "out/Bob.glb"), std::set<std::string>{}) << "the mesh was read with its animation file";
+    EXPECT_EQ(animation_names(dir / "out/Bob_walk.glb"), std::set<std::string>{"Bob_walk"});
+    for (auto& rec : parse_file(dir / "r.json")) EXPECT_TRUE(!rec.contains("companions") || rec["companions"].empty()) << rec.dump(1);
+}
+
 // The .qc reader through the registry: the files its model lines name, comments skipped.
 TEST(Companions, QcListsReferencesAndAnimations) {
     const FormatInfo* smd = find_format("smd");
