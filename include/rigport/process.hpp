@@ -134,4 +134,34 @@ void generate_tangents(Scene& scene);
 // weights <= min_weight, and renormalizes the rest to sum 1.
 void limit_weights(Scene& scene, uint32_t max_influences = 4, float min_weight = 0.0f);
 
+// ---- vertex frames (src/process/bake_frames.cpp, docs/formats.md "Vertex animation") ---------
+// What a vertex-animation writer (MD2, MD3, Quake MDL) stores: every mesh's vertices at each frame.
+struct BakedFrame {
+    std::string name;                          // the clip's name and the frame's number from 1: "run3"
+    std::vector<std::vector<Vec3>> positions;  // per mesh, per vertex
+    std::vector<std::vector<Vec3>> normals;    // per mesh, per vertex, unit length (zero where undefined)
+};
+// The frames of one animation: frames[first .. first + count).
+struct BakedClip {
+    std::string name;
+    float frame_rate = 0.0f;
+    uint32_t first = 0, count = 0;
+    bool loop = false;
+};
+struct BakedFrames {
+    std::vector<BakedFrame> frames;
+    std::vector<BakedClip> clips;
+};
+struct BakeOptions {
+    float frame_rate = 0.0f;           // frames per second of every clip; 0 = each clip's sampling_rate
+    uint64_t max_frames = 1ull << 16;  // refused beyond (LimitExceeded) before any frame is made
+    uint64_t max_values = 1ull << 28;  // frames x vertices, likewise
+};
+// Every animation sampled into frames (sampling_rate or options.frame_rate over [0, duration],
+// as sampled_frame_count): the morph weights applied, then the skin (positions by the weighted
+// skinning matrices, normals by their linear part, renormalised; a mesh without normals gets
+// area-weighted face normals of each frame). A scene without animations gives one frame, the bind
+// pose with the default morph weights, in a clip named "base".
+Expected<BakedFrames> bake_frames(const Scene& scene, const BakeOptions& options = {});
+
 }  // namespace rigport
