@@ -39,6 +39,7 @@ struct ModelList {
 struct FormatHolds {
     bool meshes = false;           // triangles with positions
     bool skeleton = false;         // joints with a bind pose (skinned meshes bind to them)
+    bool skin = false;             // skin influences (a Cal3D mesh file keeps them without the skeleton)
     bool animation = false;        // skeletal animations (joint tracks)
     bool morphs = false;           // morph targets (blend shapes)
     bool morph_animation = false;  // animations of morph-target weights
@@ -47,6 +48,19 @@ struct FormatHolds {
     // Texture-coordinate sets per vertex it keeps; 0 = none, any_uv_sets = as many as the scene has.
     uint32_t uv_sets = 0;
     static constexpr uint32_t any_uv_sets = UINT32_MAX;
+    // The rest say what a written file keeps, so that save_output warns once, in one wording, for
+    // every format about what the scene has and the output loses (docs/architecture.md "What a
+    // row declares"). A writer warns itself only about what depends on its options or its own rules.
+    uint32_t colour_sets = any_uv_sets;  // colour sets it keeps when it holds colours
+    bool normals = false;                // vertex normals
+    bool tangents = false;               // vertex tangents
+    bool custom_arrays = false;          // per-vertex arrays with no standard meaning
+    bool joint_scales = false;           // scale in joint poses and keys
+    bool cloth = false;                  // Cal3D cloth springs and level-of-detail collapses
+    // One file of a model that several files make up (a Cal3D skeleton, mesh, material or animation
+    // file): written for its part, it is not warned about the parts the other files hold (meshes,
+    // the skeleton, animations, materials), only about what its own part loses.
+    bool one_part = false;
 };
 
 // Which of a scene's embedded images (Scene::images) save_output writes as files beside an

@@ -31,14 +31,16 @@ Expected<Output> single_file(const Scene& scene, const std::string&, const SaveO
     return Output{std::move(*bytes), {}, {}, {}};
 }
 
-constexpr FormatHolds gltf_holds{.meshes = true, .skeleton = true, .animation = true, .morphs = true, .morph_animation = true,
-                                 .colours = true, .materials = true, .uv_sets = FormatHolds::any_uv_sets};
+constexpr FormatHolds gltf_holds{.meshes = true, .skeleton = true, .skin = true, .animation = true, .morphs = true, .morph_animation = true,
+                                 .colours = true, .materials = true, .uv_sets = FormatHolds::any_uv_sets, .normals = true, .tangents = true,
+                                 .custom_arrays = true, .joint_scales = true};
 
 // XML text for the names (a Cal3D .x?f file always; a .cfg unless its members are binary).
 bool always_xml(const SaveOptions&) { return true; }
 bool xml_unless_binary(const SaveOptions& options) { return !options.cal3d.binary; }
 
-constexpr FormatHolds cal3d_mesh{.meshes = true, .morphs = true, .colours = true, .uv_sets = FormatHolds::any_uv_sets};
+constexpr FormatHolds cal3d_mesh{.meshes = true, .skin = true, .morphs = true, .colours = true, .uv_sets = FormatHolds::any_uv_sets,
+                                 .normals = true, .cloth = true, .one_part = true};
 
 // Every row, built-in first, then what register_format added. A deque: rows never move.
 std::deque<FormatInfo>& registry() {
@@ -46,11 +48,13 @@ std::deque<FormatInfo>& registry() {
         FormatInfo{.name = "iqm", .description = "Inter-Quake Model (binary), v1 and v2", .extensions = {".iqm"},
                    .detect = &iqm::detect, .read = &iqm::read, .write = &single_file<&iqm::write>, .validate = &iqm::validate,
                    .max_influences = 4, .metres_per_unit = 1.0,
-                   .holds = {.meshes = true, .skeleton = true, .animation = true, .colours = true, .materials = true, .uv_sets = 1},
+                   .holds = {.meshes = true, .skeleton = true, .skin = true, .animation = true, .colours = true, .materials = true,
+                             .uv_sets = FormatHolds::any_uv_sets, .normals = true, .tangents = true, .custom_arrays = true, .joint_scales = true},
                    .texture_files = TextureFiles::diffuse_of_used},
         FormatInfo{.name = "iqe", .description = "Inter-Quake Export (text)", .extensions = {".iqe"},
                    .detect = &iqe::detect, .read = &iqe::read, .write = &single_file<&iqe::write>, .compiler_source = true,
-                   .holds = {.meshes = true, .skeleton = true, .animation = true, .colours = true, .materials = true, .uv_sets = 1},
+                   .holds = {.meshes = true, .skeleton = true, .skin = true, .animation = true, .colours = true, .materials = true,
+                             .uv_sets = 1, .colour_sets = 1, .normals = true, .tangents = true, .custom_arrays = true, .joint_scales = true},
                    .texture_files = TextureFiles::diffuse_of_used, .read_compiler_source = &iqe::read_compiler_source},
         // Write: .glb -> binary container; anything else -> JSON with a <stem>.bin buffer. Read:
         // either container. Detected by the GLB header only: JSON is claimed by extension, never
@@ -68,43 +72,43 @@ std::deque<FormatInfo>& registry() {
         // XML by its header or root element. Whole characters: the "cal3d" (.cfg) entry below.
         FormatInfo{.name = "cal3d-csf", .description = "Cal3D binary skeleton", .extensions = {".csf"},
                    .detect = &cal3d::detect_csf, .read = &cal3d::read_csf, .write = &cal3d::write_csf, .stated_duration = true,
-                   .holds = {.skeleton = true}, .writer_options = {"--cal3d-dialect"}},
+                   .holds = {.skeleton = true, .one_part = true}, .writer_options = {"--cal3d-dialect"}},
         FormatInfo{.name = "cal3d-cmf", .description = "Cal3D binary mesh", .extensions = {".cmf"},
                    .detect = &cal3d::detect_cmf, .read = &cal3d::read_cmf, .write = &cal3d::write_cmf, .stated_duration = true,
                    .holds = cal3d_mesh, .writer_options = {"--cal3d-dialect"}},
         FormatInfo{.name = "cal3d-caf", .description = "Cal3D binary animation", .extensions = {".caf"},
                    .detect = &cal3d::detect_caf, .read = &cal3d::read_caf, .write = &cal3d::write_caf, .stated_duration = true,
-                   .holds = {.animation = true}, .animation_only_extensions = {".caf"}, .writer_options = {"--cal3d-dialect"}},
+                   .holds = {.animation = true, .one_part = true}, .animation_only_extensions = {".caf"}, .writer_options = {"--cal3d-dialect"}},
         FormatInfo{.name = "cal3d-crf", .description = "Cal3D binary material", .extensions = {".crf"},
                    .detect = &cal3d::detect_crf, .read = &cal3d::read_crf, .write = &cal3d::write_crf, .stated_duration = true,
-                   .holds = {.materials = true}, .texture_files = TextureFiles::first_material, .writer_options = {"--cal3d-dialect"}},
+                   .holds = {.materials = true, .one_part = true}, .texture_files = TextureFiles::first_material, .writer_options = {"--cal3d-dialect"}},
         FormatInfo{.name = "cal3d-cpf", .description = "Cal3D binary morph animation", .extensions = {".cpf"},
                    .detect = &cal3d::detect_cpf, .read = &cal3d::read_cpf, .write = &cal3d::write_cpf, .stated_duration = true,
-                   .holds = {.morph_animation = true}, .animation_only_extensions = {".cpf"}, .writer_options = {"--cal3d-dialect"}},
+                   .holds = {.morph_animation = true, .one_part = true}, .animation_only_extensions = {".cpf"}, .writer_options = {"--cal3d-dialect"}},
         FormatInfo{.name = "cal3d-xsf", .description = "Cal3D XML skeleton", .extensions = {".xsf"},
                    .detect = &cal3d::detect_xsf, .read = &cal3d::read_xsf, .write = &cal3d::write_xsf, .stated_duration = true,
-                   .holds = {.skeleton = true}, .writes_xml_text = &always_xml, .writer_options = {"--cal3d-dialect"}},
+                   .holds = {.skeleton = true, .one_part = true}, .writes_xml_text = &always_xml, .writer_options = {"--cal3d-dialect"}},
         FormatInfo{.name = "cal3d-xmf", .description = "Cal3D XML mesh", .extensions = {".xmf"},
                    .detect = &cal3d::detect_xmf, .read = &cal3d::read_xmf, .write = &cal3d::write_xmf, .stated_duration = true,
                    .holds = cal3d_mesh, .writes_xml_text = &always_xml, .writer_options = {"--cal3d-dialect"}},
         FormatInfo{.name = "cal3d-xaf", .description = "Cal3D XML animation", .extensions = {".xaf"},
                    .detect = &cal3d::detect_xaf, .read = &cal3d::read_xaf, .write = &cal3d::write_xaf, .stated_duration = true,
-                   .holds = {.animation = true}, .animation_only_extensions = {".xaf"}, .writes_xml_text = &always_xml,
+                   .holds = {.animation = true, .one_part = true}, .animation_only_extensions = {".xaf"}, .writes_xml_text = &always_xml,
                    .writer_options = {"--cal3d-dialect"}},
         FormatInfo{.name = "cal3d-xrf", .description = "Cal3D XML material", .extensions = {".xrf"},
                    .detect = &cal3d::detect_xrf, .read = &cal3d::read_xrf, .write = &cal3d::write_xrf, .stated_duration = true,
-                   .holds = {.materials = true}, .texture_files = TextureFiles::first_material, .writes_xml_text = &always_xml,
+                   .holds = {.materials = true, .one_part = true}, .texture_files = TextureFiles::first_material, .writes_xml_text = &always_xml,
                    .writer_options = {"--cal3d-dialect"}},
         FormatInfo{.name = "cal3d-xpf", .description = "Cal3D XML morph animation", .extensions = {".xpf"},
                    .detect = &cal3d::detect_xpf, .read = &cal3d::read_xpf, .write = &cal3d::write_xpf, .stated_duration = true,
-                   .holds = {.morph_animation = true}, .animation_only_extensions = {".xpf"}, .writes_xml_text = &always_xml,
+                   .holds = {.morph_animation = true, .one_part = true}, .animation_only_extensions = {".xpf"}, .writes_xml_text = &always_xml,
                    .writer_options = {"--cal3d-dialect"}},
         // A whole Cal3D character: the .cfg list and its files beside it. No content detection; the
         // reader fetches the members through LoadOptions::read_resource, and named_files lists them.
         FormatInfo{.name = "cal3d", .description = "Cal3D character (.cfg + skeleton, mesh, material, animation files)", .extensions = {".cfg"},
                    .read = &cal3d::read_cfg, .write = &cal3d::write_cfg, .stated_duration = true, .named_files = &cal3d::cfg_named_files,
-                   .holds = {.meshes = true, .skeleton = true, .animation = true, .morphs = true, .morph_animation = true, .colours = true,
-                             .materials = true, .uv_sets = FormatHolds::any_uv_sets},
+                   .holds = {.meshes = true, .skeleton = true, .skin = true, .animation = true, .morphs = true, .morph_animation = true,
+                             .colours = true, .materials = true, .uv_sets = FormatHolds::any_uv_sets, .normals = true, .cloth = true},
                    .texture_files = TextureFiles::every_material,
                    .member_extensions = {".csf", ".xsf", ".cmf", ".xmf", ".crf", ".xrf", ".caf", ".xaf", ".cpf", ".xpf"},
                    .writes_xml_text = &xml_unless_binary, .writer_options = {"--cal3d-dialect", "--cal3d-binary"}},
@@ -114,7 +118,7 @@ std::deque<FormatInfo>& registry() {
         FormatInfo{.name = "md5", .description = "Doom 3 MD5 (.md5mesh + .md5anim, MD5Version 10)", .extensions = {".md5mesh", ".md5anim"},
                    .detect = &md5::detect, .read = &md5::read, .write = &md5::write, .max_influences = md5::max_weights_per_vertex,
                    .compiler_source = true, .animation_extension = ".md5anim",
-                   .holds = {.meshes = true, .skeleton = true, .animation = true, .materials = true, .uv_sets = 1},
+                   .holds = {.meshes = true, .skeleton = true, .skin = true, .animation = true, .materials = true, .uv_sets = 1},
                    .animation_only_extensions = {".md5anim"}},
         // Valve SMD (docs/smd.md): reference, animation and .vta files in one row, told apart by their
         // sections; detected by "version" first. Writes a reference .smd with one animation SMD per
@@ -125,24 +129,25 @@ std::deque<FormatInfo>& registry() {
         FormatInfo{.name = "smd", .description = "Valve Studiomdl Data (.smd reference / animation, .vta flex; version 1)", .extensions = {".smd", ".vta"},
                    .detect = &smd::detect, .read = &smd::read, .write = &smd::write, .compiler_source = true,
                    .model_list_extension = ".qc", .model_list = &smd::read_qc,
-                   .holds = {.meshes = true, .skeleton = true, .animation = true, .materials = true, .uv_sets = 1}},
+                   .holds = {.meshes = true, .skeleton = true, .skin = true, .animation = true, .materials = true, .uv_sets = 1, .normals = true}},
         // Wavefront OBJ + .mtl (docs/obj.md): no magic, so claimed by extension only. Static meshes:
         // writes a <stem>.mtl beside it. One of the reference compiler's sources (it reads OBJ).
         FormatInfo{.name = "obj", .description = "Wavefront OBJ (+ .mtl materials), static meshes", .extensions = {".obj"},
                    .read = &obj::read, .write = &obj::write, .compiler_source = true,
-                   .holds = {.meshes = true, .colours = true, .materials = true, .uv_sets = 1},
+                   .holds = {.meshes = true, .colours = true, .materials = true, .uv_sets = 1, .colour_sets = 1, .normals = true},
                    .texture_files = TextureFiles::every_material},
         // VDrift JOE v3 (docs/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
         // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
         // Autodesk FBX (docs/fbx.md): binary by its magic, ASCII by its header; 5.x to 7.x, read only.
         FormatInfo{.name = "fbx", .description = "Autodesk FBX 5.x to 7.x (binary or ASCII): meshes, materials, skeleton, skins; read only",
                    .extensions = {".fbx"}, .detect = &fbx::detect, .read = &fbx::read,
-                   .holds = {.meshes = true, .skeleton = true, .animation = true, .morphs = true, .morph_animation = true, .colours = true,
-                             .materials = true, .uv_sets = FormatHolds::any_uv_sets}},
+                   .holds = {.meshes = true, .skeleton = true, .skin = true, .animation = true, .morphs = true, .morph_animation = true,
+                             .colours = true, .materials = true, .uv_sets = FormatHolds::any_uv_sets, .normals = true, .tangents = true,
+                             .joint_scales = true}},
         FormatInfo{.name = "joe", .description = "VDrift JOE v3 static mesh (frames as morph targets)", .extensions = {".joe"},
                    .detect = &joe::detect, .read = &joe::read, .write = &single_file<&joe::write>, .validate = &joe::validate,
                    .stored_parts = &joe::stored_parts,
-                   .holds = {.meshes = true, .morphs = true, .materials = true, .uv_sets = 1},
+                   .holds = {.meshes = true, .morphs = true, .materials = true, .uv_sets = 1, .normals = true},
                    .texture_files = TextureFiles::diffuse_of_used},
     };
     return list;

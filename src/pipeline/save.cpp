@@ -1,6 +1,8 @@
 // save(): the writer chosen by format or extension, its files written together by write_output (write.cpp).
 #include <fmt/format.h>
 
+#include "pipeline/cannot_hold.hpp"
+
 #include <filesystem>
 #include <optional>
 
@@ -82,6 +84,8 @@ static Expected<Output> save_scene(const Scene& scene, const std::string& path, 
     // The writer reports into a list of its own: the Output carries it whether or not the caller
     // gave one, so no warning is lost.
     Warnings warnings;
+    // What the output cannot hold, from the row: said the same way for every format.
+    detail::warn_what_cannot_be_held(scene, *f, warnings);
     SaveOptions reporting = options;
     reporting.warnings = &warnings;
     auto out = f->write(scene, path, reporting);

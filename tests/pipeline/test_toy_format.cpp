@@ -86,7 +86,8 @@ Expected<Output> toy_write(const Scene& scene, const std::string&, const SaveOpt
             text += "t " + std::to_string(base + t[0]) + " " + std::to_string(base + t[1]) + " " + std::to_string(base + t[2]) + "\n";
         base += mesh.vertex_count();
     }
-    if (!scene.materials.empty() && options.warnings) options.warnings->add(WarningCode::DroppedData, "toy files hold no materials");
+    // No warning about materials here: the row says the format holds none, and save_output says
+    // what is lost from that.
     return Output{std::vector<uint8_t>(text.begin(), text.end()), {}, {}, {}};
 }
 
@@ -140,8 +141,9 @@ int toy_checks(const fs::path& dir) {
     auto broken = load_bytes(bytes_of("TOY 1\nv 0 0 0\nt 0 0 7\n"), "broken.toy");
     TOY_CHECK(!broken && broken.error().path == "broken.toy" && broken.error().message.find('7') != std::string::npos);
 
-    // save_output(): the writer by extension; the output names the format; a writer's warning
-    // names the output; a scene that does not hold together never reaches the writer.
+    // save_output(): the writer by extension; the output names the format; what the row says the
+    // format cannot hold is warned about, naming the output; a scene that does not hold together
+    // never reaches the writer.
     Scene with_material = *scene;
     with_material.materials.emplace_back();
     with_material.materials[0].name = "skin";
@@ -153,6 +155,7 @@ int toy_checks(const fs::path& dir) {
     const std::string written(out->bytes.begin(), out->bytes.end());
     TOY_CHECK(written.starts_with(toy_magic) && written.find("t 0 1 2\n") != std::string::npos);
     TOY_CHECK(out->warnings.items.size() == 1 && out->warnings.items[0].path == (dir / "again.toy").string());
+    TOY_CHECK(out->warnings.items[0].message == "1 materials not written (toy holds none)");
     const int writes = toy_writes;
     Scene bad = *scene;
     bad.meshes[0].triangles[0][2] = 40;

@@ -134,8 +134,7 @@ Expected<std::vector<uint8_t>> write_animation(const Scene& scene, size_t animat
                           fmt::format("animation {} '{}' has no joint translation or rotation keys to write as a Cal3D animation", animation, anim.name));
     if (tracks.size() > uint64_t(INT32_MAX)) return make_error(ErrorCode::LimitExceeded, fmt::format("{} tracks", tracks.size()));
     Warnings* w = options.warnings;
-    if (w && tally.scaled)
-        w->add(WarningCode::DroppedData, fmt::format("scale keys of {} joints not written: Cal3D keys hold translation and rotation only", tally.scaled));
+    // Scale keys are left out; save_output says so from the registry row (Cal3D holds no joint scales).
     if (w && tally.duplicate) w->add(WarningCode::DroppedData, fmt::format("{} extra tracks of an already tracked joint channel not written", tally.duplicate));
     if (w && tally.no_rotation)
         w->add(WarningCode::Substituted, fmt::format("{} joints have translation keys only and the bind rotation is unknown; identity rotations written", tally.no_rotation));

@@ -118,8 +118,6 @@ Expected<std::vector<SubmeshOut>> prepare_submeshes(const Scene& scene, const st
                 if (m.colors.size() > 1) drop("vertex colour sets after the first not written: Cal3D has one");
             }
         }
-        if (!m.tangents.empty()) drop("tangents not written: Cal3D meshes cannot store them");
-        if (!m.custom.empty()) drop("custom vertex arrays not written: Cal3D meshes cannot store them");
 
         // LOD (§4.6): COLLAPSEID / COLLAPSECOUNT and NUMLODSTEPS as stored, in every dialect.
         for (auto& l : m.lod) sm.lod |= l.collapse_id != -1 || l.face_collapse_count != 0;

@@ -180,8 +180,6 @@ Expected<Ok> write_meshes(WriteContext& ctx) {
         write_custom(ctx, mesh, where, p);
         write_targets(ctx, mesh, where, md);
         if (mesh.material >= 0) p.material = uint32_t(mesh.material);
-        if (std::string what = mesh.cloth_and_lod_names(); !what.empty())
-            ctx.warn(WarningCode::DroppedData, fmt::format("{}: {} have no glTF form; not written", where, what));
 
         Node node;
         node.name = mesh.name;

@@ -127,11 +127,6 @@ void Writer::mesh(const Mesh& m, uint32_t index) {
     // One set of (name, material) seen, so many meshes cost linear time.
     if (!seen_meshes_.emplace(m.name, m.material).second)
         dropped(fmt::format("mesh {} '{}': a reader merges meshes with equal name and material", index, m.name));
-    if (m.texcoords.size() > 1) dropped(fmt::format("mesh '{}': texcoord sets after the first", m.name));
-    if (m.colors.size() > 1) dropped(fmt::format("mesh '{}': color sets after the first", m.name));
-    if (!m.morph_targets.empty()) dropped(fmt::format("mesh '{}': morph targets", m.name));
-    if (!m.springs.empty() || !m.spring_weights.empty()) dropped(fmt::format("mesh '{}': cloth springs", m.name));
-    if (m.has_lod()) dropped(fmt::format("mesh '{}': level-of-detail collapses", m.name));
 
     std::vector<int> slot(m.custom.size(), -1);
     for (size_t c = 0; c < m.custom.size(); ++c) {
@@ -173,7 +168,6 @@ void Writer::mesh(const Mesh& m, uint32_t index) {
 void Writer::animations() {
     const Skeleton& sk = scene_.skeleton;
     for (auto& a : scene_.animations) {
-        if (!a.morph_tracks.empty()) dropped(fmt::format("animation '{}': morph weight tracks", a.name));
         out_ += '\n';
         line("animation {}", quoted(a.name));
         // A keyed animation (Cal3D, glTF) is sampled at sampling_rate(), and that is the rate

@@ -70,11 +70,6 @@ static Expected<IqmFile> build_file(const Scene& input, const SaveOptions& optio
         first_vertex += rec.num_vertexes;
         first_triangle += rec.num_triangles;
         file.meshes.push_back(rec);
-        if (warnings) {  // what IQM cannot hold (§1.3): reported, never silently lost
-            if (!m.morph_targets.empty()) warnings->add(WarningCode::DroppedData, "IQM has no morph targets; they were not written");
-            if (!m.springs.empty()) warnings->add(WarningCode::DroppedData, "IQM has no cloth springs; they were not written");
-            if (m.has_lod()) warnings->add(WarningCode::DroppedData, "IQM has no level-of-detail data; it was not written");
-        }
     }
     if (warnings)
         for (auto& mat : scene.materials)
@@ -127,9 +122,6 @@ static Expected<IqmFile> build_file(const Scene& input, const SaveOptions& optio
             std::vector<FrameBounds> bounds = decoded_bounds(scene, *decoded, options.threads);
             if (bounds.size() == file.header.num_frames)
                 for (auto& b : bounds) file.bounds.push_back({b.min, b.max, b.xy_radius, b.radius});
-            if (warnings)
-                for (auto& a : scene.animations)
-                    if (!a.morph_tracks.empty()) warnings->add(WarningCode::DroppedData, "IQM has no morph targets; morph weight tracks were not written");
         } else if (!scene.animations.empty() && warnings) {
             warnings->add(WarningCode::DroppedData, fmt::format("{} animations were not written: IQM animates joints and the scene has none",
                                                                 scene.animations.size()));

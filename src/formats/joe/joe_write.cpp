@@ -145,23 +145,11 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
              fmt::format("JOE stores no material: mesh '{}' uses texture '{}'; name it in the car's .car file or the track's object list",
                          mesh.name, texture));
     }
-    for (auto& mesh : scene.meshes) {
-        if (mesh.texcoords.size() > 1) warn(options, WarningCode::DroppedData, "only texcoord set 0 is written");
-        if (!mesh.colors.empty()) warn(options, WarningCode::DroppedData, "vertex colors are not written (JOE has none)");
-        if (!mesh.skin.empty()) warn(options, WarningCode::DroppedData, "skin influences are not written: JOE is static geometry");
-        if (!mesh.tangents.empty()) warn(options, WarningCode::DroppedData, "tangents are not written (JOE has none)");
-        if (!mesh.custom.empty()) warn(options, WarningCode::DroppedData, "custom vertex arrays are not written");
-        if (std::string what = mesh.cloth_and_lod_names(); !what.empty())
-            warn(options, WarningCode::DroppedData, what + " are not written (JOE has none)");
+    // What JOE cannot hold (a skeleton, skins, colours, tangents ...) is said by save_output from
+    // the registry row; a missing texcoord set is JOE's own rule.
+    for (auto& mesh : scene.meshes)
         if (mesh.texcoords.empty() && !mesh.triangles.empty())
             warn(options, WarningCode::DroppedData, "a mesh without texcoords gets texcoord (0,0) at every corner");
-    }
-    if (!scene.skeleton.joints.empty()) warn(options, WarningCode::DroppedData, "the skeleton is not written: JOE is static geometry");
-    for (auto& a : scene.animations)
-        if (!a.tracks.empty()) {
-            warn(options, WarningCode::DroppedData, "joint animations are not written: JOE is static geometry");
-            break;
-        }
 
     auto merged = merge(scene, options);
     if (!merged) return merged.error();

@@ -107,7 +107,8 @@ void Writer::prepare() {
     bool changed = false;
     names_ = detail::unique_quoted_joint_names(sk, changed);
     if (changed) warn(WarningCode::Substituted, "joint names made unique and non-empty, quotes and line breaks replaced (animations bind to meshes by name)");
-    if (detail::has_joint_scale(scene_)) warn(WarningCode::DroppedData, "joint scales (MD5 poses are translation and rotation only)");
+    // What MD5 cannot hold (joint scales, normals: readers compute smooth ones, morphs, colours
+    // ...) is said by save_output from the registry row.
 
     // At most four weights per vertex (limit_weights: the heaviest kept, renormalized).
     uint64_t over = 0;
@@ -116,18 +117,6 @@ void Writer::prepare() {
     if (over) warn(WarningCode::DroppedData, fmt::format("{} vertices with more than {} influences: the heaviest {} kept, renormalized", over,
                                                          max_weights_per_vertex, max_weights_per_vertex));
     limit_weights(scene_, max_weights_per_vertex);
-
-    for (auto& m : scene_.meshes) {
-        if (!m.morph_targets.empty()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': morph targets", m.name));
-        if (m.texcoords.size() > 1) warn(WarningCode::DroppedData, fmt::format("mesh '{}': texcoord sets after the first", m.name));
-        if (!m.colors.empty()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': vertex colors", m.name));
-        if (!m.custom.empty()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': custom vertex arrays", m.name));
-        if (!m.normals.empty() || !m.tangents.empty())
-            warn(WarningCode::DroppedData, "normals and tangents (MD5 stores none; readers compute smooth normals)");
-        if (!m.springs.empty() || m.has_lod()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': {}", m.name, m.cloth_and_lod_names()));
-    }
-    for (auto& a : scene_.animations)
-        if (!a.morph_tracks.empty()) warn(WarningCode::DroppedData, fmt::format("animation '{}': morph weight tracks", a.name));
 }
 
 std::string Writer::mesh_file() {

@@ -67,23 +67,14 @@ Expected<Output> write(const Scene& input, const std::string& path, const SaveOp
     const Scene& scene = converted ? *converted : input;
     // The scene\'s invariants: checked by save_output before any writer runs (src/pipeline/save.cpp).
 
-    // What a static OBJ cannot hold.
-    if (!scene.skeleton.joints.empty()) warn(WarningCode::DroppedData, fmt::format("the skeleton ({} joints): OBJ is static", scene.skeleton.joints.size()));
-    if (!scene.animations.empty()) warn(WarningCode::DroppedData, fmt::format("{} animations: OBJ is static", scene.animations.size()));
-    for (const Mesh& m : scene.meshes) {
-        if (!m.skin.empty()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': skin influences (OBJ is static)", m.name));
-        if (!m.morph_targets.empty()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': morph targets", m.name));
-        if (m.texcoords.size() > 1) warn(WarningCode::DroppedData, fmt::format("mesh '{}': texcoord sets after the first", m.name));
-        if (m.colors.size() > 1) warn(WarningCode::DroppedData, fmt::format("mesh '{}': colour sets after the first", m.name));
+    // What OBJ cannot hold at all is said by save_output from the registry row; the alpha of a
+    // colour is OBJ's own rule (its v lines carry r g b).
+    for (const Mesh& m : scene.meshes)
         if (!m.colors.empty()) {
             bool alpha = false;
             for (const Vec4& c : m.colors[0]) alpha = alpha || c[3] != 1.0f;
             if (alpha) warn(WarningCode::DroppedData, fmt::format("mesh '{}': vertex colour alpha (v lines carry r g b)", m.name));
         }
-        if (!m.tangents.empty()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': tangents", m.name));
-        if (!m.custom.empty()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': custom vertex arrays", m.name));
-        if (!m.springs.empty() || m.has_lod()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': {}", m.name, m.cloth_and_lod_names()));
-    }
 
     bool changed = false;
     std::vector<std::string> materials;

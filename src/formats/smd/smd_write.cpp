@@ -95,18 +95,9 @@ void Writer::prepare() {
     bool changed = false;
     names_ = detail::unique_quoted_joint_names(sk, changed);
     if (changed) warn(WarningCode::Substituted, "node names made unique and non-empty, quotes and line breaks replaced (animations bind to meshes by name)");
-    if (detail::has_joint_scale(scene_)) warn(WarningCode::DroppedData, "joint scales (SMD poses are a position and Euler angles)");
-
-    for (auto& m : scene_.meshes) {
-        if (!m.morph_targets.empty()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': morph targets (no .vta is written)", m.name));
-        if (m.texcoords.size() > 1) warn(WarningCode::DroppedData, fmt::format("mesh '{}': texcoord sets after the first", m.name));
-        if (!m.colors.empty()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': vertex colors", m.name));
-        if (!m.custom.empty()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': custom vertex arrays", m.name));
-        if (!m.tangents.empty()) warn(WarningCode::DroppedData, "tangents (SMD stores none; studiomdl computes them)");
-        if (!m.springs.empty() || m.has_lod()) warn(WarningCode::DroppedData, fmt::format("mesh '{}': {}", m.name, m.cloth_and_lod_names()));
-    }
+    // What SMD cannot hold (joint scales, morph targets: no .vta is written, colours, tangents ...)
+    // is said by save_output from the registry row.
     for (auto& a : scene_.animations) {
-        if (!a.morph_tracks.empty()) warn(WarningCode::DroppedData, fmt::format("animation '{}': morph weight tracks", a.name));
         const float rate = sampling_rate(a);
         if (rate != frame_rate)
             warn(WarningCode::ReaderDifference, fmt::format("animation '{}': {} fps is not stored (SMD has no frame rate; studiomdl and readers assume {}: "
