@@ -10,6 +10,7 @@
 #include "formats/cal3d/cal3d_write_cfg.hpp"
 #include "formats/fbx/fbx.hpp"
 #include "formats/gltf/gltf.hpp"
+#include "formats/hlmdl/hlmdl.hpp"
 #include "formats/iqe/iqe.hpp"
 #include "formats/iqm/iqm.hpp"
 #include "formats/joe/joe.hpp"
@@ -149,6 +150,13 @@ std::deque<FormatInfo>& registry() {
                    .stored_parts = &joe::stored_parts,
                    .holds = {.meshes = true, .morphs = true, .materials = true, .uv_sets = 1, .normals = true},
                    .texture_files = TextureFiles::diffuse_of_used},
+        // Half-Life 1 studio model (docs/hlmdl.md): "IDST" version 10, read only. Detected by its
+        // magic, so a Quake .mdl ("IDPO") and this one are told apart whatever the row order for
+        // ".mdl". Its textures may lie in NAMEt.mdl and its sequences in NAME01.mdl beside it,
+        // read through LoadOptions::read_resource.
+        FormatInfo{.name = "hlmdl", .description = "Half-Life 1 studio model (read)", .extensions = {".mdl"},
+                   .detect = &hlmdl::detect, .read = &hlmdl::read,
+                   .holds = {.meshes = true, .skeleton = true, .animation = true, .materials = true, .uv_sets = 1}},
     };
     return list;
 }

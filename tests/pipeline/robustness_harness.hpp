@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "formats/fbx/fbx_fixtures.hpp"
+#include "formats/hlmdl/hlmdl_builder.hpp"
 #include "formats/joe/test_joe_builder.hpp"  // put_u32, put_u16, put_f32
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"
@@ -129,7 +130,9 @@ inline std::vector<Seed> fixture_seeds(const FormatInfo& f) {
         auto sample = save_output(make_sample_scene(), "sample.smd", SaveOptions{});
         if (sample) {
             out.push_back({"sample.smd", std::move(sample->bytes)});
-            for (auto& side : sample->side_files) out.push_back({side.name, std::move(side.bytes)});
+            // Its animation SMDs; the .qc beside them is no SMD (read as a model list, not a model).
+            for (auto& side : sample->side_files)
+                if (side.name.size() > 4 && side.name.compare(side.name.size() - 4, 4, ".smd") == 0) out.push_back({side.name, std::move(side.bytes)});
         }
         // What the writer never emits: comments, GoldSrc 9-field lines, a link to the parent
         // itself, nodes listed child first, a frame that leaves a node out, and a .vta.
@@ -171,6 +174,8 @@ inline std::vector<Seed> fixture_seeds(const FormatInfo& f) {
     } else if (f.name == "joe") {
         out.push_back({"quad.joe", joe_quad(1)});
         out.push_back({"two_frames.joe", joe_quad(2)});
+    } else if (f.name == "hlmdl") {
+        out.push_back({"fixture.mdl", hlmdl_fixture::model()});
     }
     return out;
 }

@@ -187,6 +187,41 @@ std::string file_part(const std::string& name, size_t index) {
     return s.substr(0, 120);
 }
 
+// A name as one quoted .qc token: quotes and line breaks cannot be written in one.
+std::string qc_quoted(const std::string& name) {
+    std::string s;
+    for (char c : name) s += c == '"' || c == '\n' || c == '\r' ? '_' : c;
+    return '"' + s + '"';
+}
+
+// How a .qc names an SMD file: without ".smd" (GoldSrc's studiomdl adds it to every name), unless
+// the name has another dot, which would read as an extension (then with it, as Source's reads it).
+std::string qc_file(const std::string& file) {
+    std::string ext = file.size() > 4 ? file.substr(file.size() - 4) : std::string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    const std::string stem = ext == ".smd" ? file.substr(0, file.size() - 4) : file;
+    return qc_quoted(ext == ".smd" && stem.find('.') == std::string::npos ? stem : file);
+}
+
+// The studiomdl .qc of a decompiled model (docs/smd.md "The .qc the writer writes"): its reference
+// as the $body, each animation SMD as a $sequence with its frame rate and looping.
+std::string qc_text(const std::string& stem, const std::string& reference,
+                    const std::vector<std::pair<const Animation*, std::string>>& sequences) {
+    std::string out = "// Written by rigport: the reference SMD and one $sequence per animation SMD.\n";
+    fmt::format_to(std::back_inserter(out), "$modelname {}\n$cd \".\"\n$cdtexture \".\"\n", qc_quoted(stem + ".mdl"));
+    fmt::format_to(std::back_inserter(out), "$body {} {}\n", qc_quoted("body"), qc_file(reference));
+    std::set<std::string> names;
+    for (size_t i = 0; i < sequences.size(); ++i) {
+        const Animation& a = *sequences[i].first;
+        std::string name = a.name.empty() ? fmt::format("sequence{}", i) : a.name;
+        for (size_t k = 2; !names.insert(name).second; ++k) name = fmt::format("{}_{}", a.name, k);
+        out += "$sequence " + qc_quoted(name) + ' ' + qc_file(sequences[i].second) + " fps ";
+        put(out, sampling_rate(a));
+        out += a.loop ? " loop\n" : "\n";
+    }
+    return out;
+}
+
 }  // namespace
 
 Expected<Output> write(const Scene& input, const std::string& path, const SaveOptions& options) {
@@ -206,11 +241,19 @@ Expected<Output> write(const Scene& input, const std::string& path, const SaveOp
     out.bytes.assign(text.begin(), text.end());
     const std::string stem = std::filesystem::path(path).stem().string();
     std::set<std::string> taken{std::filesystem::path(path).filename().string()};
+    std::vector<std::pair<const Animation*, std::string>> sequences;  // each animation and its file
     for (size_t i = 0; i < scene.animations.size(); ++i) {
         std::string name = stem + "_" + file_part(scene.animations[i].name, i) + ".smd";
         for (size_t k = 2; !taken.insert(name).second; ++k) name = fmt::format("{}_{}_{}.smd", stem, file_part(scene.animations[i].name, i), k);
         const std::string anim = writer.animation_file(scene.animations[i]);
         out.side_files.push_back(OutputFile{name, std::vector<uint8_t>(anim.begin(), anim.end())});
+        sequences.emplace_back(&scene.animations[i], name);
+    }
+    // A model with meshes and animations gets the .qc that compiles it (and that names its
+    // animation SMDs for rigport's own reading: docs/cli.md "Companions").
+    if (!scene.meshes.empty() && !sequences.empty()) {
+        const std::string qc = qc_text(stem, std::filesystem::path(path).filename().string(), sequences);
+        out.side_files.push_back(OutputFile{stem + ".qc", std::vector<uint8_t>(qc.begin(), qc.end())});
     }
     return out;
 }

@@ -3,6 +3,7 @@
 // corpus SMD -> glTF -> SMD keeps its corners and weights; what SMD cannot hold is a typed warning.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -10,6 +11,7 @@
 #include "convert_checks.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/compile.hpp"
+#include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 #include "rigport/sample.hpp"
 #include "test_support.hpp"
@@ -52,9 +54,18 @@ TEST(SmdWrite, SampleRoundTrip) {
     const std::string path = (dir / "sample.smd").string();
     auto out = save_output(sample, path, o);
     ASSERT_TRUE(out) << out.error().to_string();
-    ASSERT_EQ(out->side_files.size(), 2u);
+    ASSERT_EQ(out->side_files.size(), 3u);
     EXPECT_EQ(out->side_files[0].name, "sample_wave.smd");
     EXPECT_EQ(out->side_files[1].name, "sample_pulse.smd");
+    // The .qc that compiles them: the reference as $body, each animation SMD as a $sequence.
+    EXPECT_EQ(out->side_files[2].name, "sample.qc");
+    const std::string qc(out->side_files[2].bytes.begin(), out->side_files[2].bytes.end());
+    EXPECT_NE(qc.find("$body \"body\" \"sample\"\n"), std::string::npos) << qc;
+    EXPECT_NE(qc.find("$sequence \"wave\" \"sample_wave\" fps "), std::string::npos) << qc;
+    const ModelList list = find_format("smd")->model_list(out->side_files[2].bytes);
+    EXPECT_EQ(list.meshes, std::vector<std::string>{"sample.smd"});
+    EXPECT_TRUE(std::find(list.animations.begin(), list.animations.end(), "sample_wave.smd") != list.animations.end());
+    EXPECT_TRUE(std::find(list.animations.begin(), list.animations.end(), "sample_pulse.smd") != list.animations.end());
     EXPECT_TRUE(warnings.has(WarningCode::DroppedData));       // scales, colours, tangents
     EXPECT_TRUE(warnings.has(WarningCode::ReaderDifference));  // 24 fps is not stored
     for (auto& w : warnings.items) EXPECT_NE(w.code, WarningCode::Other) << w.message;
