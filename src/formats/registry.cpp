@@ -13,6 +13,7 @@
 #include "formats/iqe/iqe.hpp"
 #include "formats/iqm/iqm.hpp"
 #include "formats/joe/joe.hpp"
+#include "formats/md2/md2.hpp"
 #include "formats/md5/md5.hpp"
 #include "formats/obj/obj.hpp"
 #include "formats/smd/smd.hpp"
@@ -143,6 +144,12 @@ std::deque<FormatInfo>& registry() {
                    .detect = &joe::detect, .read = &joe::read, .write = &single_file<&joe::write>, .validate = &joe::validate,
                    .stored_parts = &joe::stored_parts,
                    .holds = {.meshes = true, .morphs = true, .materials = true, .uv_sets = 1},
+                   .texture_files = TextureFiles::diffuse_of_used},
+        // Quake 2 MD2 (docs/md2.md): magic IDP2 with version 8. Frames read as morph targets grouped
+        // into 10 fps animations; written by baking every animation (skins and morphs) into frames.
+        FormatInfo{.name = "md2", .description = "Quake 2 MD2 (IDP2 version 8): vertex-animated mesh", .extensions = {".md2"},
+                   .detect = &md2::detect, .read = &md2::read, .write = &single_file<&md2::write>,
+                   .holds = {.meshes = true, .morph_animation = true, .materials = true, .uv_sets = 1},
                    .texture_files = TextureFiles::diffuse_of_used},
     };
     return list;
