@@ -42,6 +42,9 @@ std::string fixed_name(std::span<const uint8_t> b, uint64_t at, uint32_t size) {
     return std::string(p, strnlen(p, size));
 }
 
+// Distinct (vertex, st) pairs per vertex accepted on average (see read()).
+constexpr uint32_t max_pairings = 16;
+
 }  // namespace
 
 bool detect(std::span<const uint8_t> bytes) {
@@ -174,7 +177,16 @@ Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options)
     if (num_tris == 0) warnings.add(WarningCode::ReaderDifference, "num_tris is 0: an empty mesh (Quake 2 refuses it)", 4 * w_num_tris);
     const uint64_t vertices = source_vertex.size();
     // Every frame becomes a morph target of every vertex: bound what the frames make, not only
-    // what the file stores (a few triangles' corners repeat across many frames).
+    // what the file stores. A vertex paired with many texture coordinates is repeated in every
+    // frame, so a small file could ask for frames x corners values: more than 16 pairings per
+    // vertex on average (real models have 1 to 2) is refused, which keeps the scene within a
+    // fixed multiple of the file's frame bytes.
+    if (vertices > uint64_t(max_pairings) * num_vertices)
+        return make_error(ErrorCode::LimitExceeded,
+                          fmt::format("the triangles pair {} vertices with texture coordinates {} ways, more than {} per vertex; each of "
+                                      "the {} frames would repeat them",
+                                      num_vertices, vertices, max_pairings, num_frames),
+                          4 * w_num_tris);
     if (vertices * num_frames > options.max_elements)
         return make_error(ErrorCode::LimitExceeded,
                           fmt::format("{} frames of {} vertices exceed the limit of {} values", num_frames, vertices, options.max_elements),

@@ -473,5 +473,33 @@ TEST(Md2Read, FrameRateOptionAndHostileHeaders) {
     EXPECT_EQ(joe.error().code, ErrorCode::Unsupported);
 }
 
+// A minimal MD2 made here: one vertex, `pairings` texture coordinates, one triangle per
+// coordinate using the vertex with it at all three corners, one frame.
+std::vector<uint8_t> one_vertex_md2(uint32_t pairings) {
+    std::vector<uint8_t> b(md2::header_size);
+    const uint32_t ofs_st = md2::header_size, ofs_tris = ofs_st + 4 * pairings, ofs_frames = ofs_tris + 12 * pairings;
+    const uint32_t end = ofs_frames + md2::frame_header_size + 4;
+    const uint32_t h[md2::word_count] = {md2::magic, md2::version, 64, 64, md2::frame_header_size + 4, 0, 1, pairings, pairings, 0, 1,
+                                         ofs_st, ofs_st, ofs_tris, ofs_frames, end, end};
+    for (uint32_t w = 0; w < md2::word_count; ++w) set_word(b, w, h[w]);
+    for (uint32_t i = 0; i < pairings; ++i) b.insert(b.end(), {uint8_t(i), 0, 0, 0});
+    for (uint32_t i = 0; i < pairings; ++i) b.insert(b.end(), {0, 0, 0, 0, 0, 0, uint8_t(i), 0, uint8_t(i), 0, uint8_t(i), 0});
+    b.resize(end, 0);
+    const float one = 1.0f;
+    for (int a = 0; a < 3; ++a) std::memcpy(b.data() + ofs_frames + 4 * a, &one, 4);
+    std::memcpy(b.data() + ofs_frames + 24, "base1", 5);
+    return b;
+}
+
+TEST(Md2Read, TexturePairingsBeyondSixteenPerVertexAreRefused) {
+    auto ok = load_bytes(one_vertex_md2(16), "ok.md2");
+    ASSERT_TRUE(ok) << ok.error().to_string();
+    EXPECT_EQ(ok->meshes[0].vertex_count(), 16u);
+    auto refused = load_bytes(one_vertex_md2(17), "many.md2");
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, ErrorCode::LimitExceeded);
+    EXPECT_EQ(refused.error().offset, std::optional<uint64_t>(4 * md2::w_num_tris));
+}
+
 }  // namespace
 }  // namespace rigport::test
