@@ -61,6 +61,10 @@ struct FormatHolds {
     // file): written for its part, it is not warned about the parts the other files hold (meshes,
     // the skeleton, animations, materials), only about what its own part loses.
     bool one_part = false;
+    // Stores animation as whole frames of vertices (MD2, MD3, Quake MDL): the writer bakes skins,
+    // skeletal animation and morph targets into them (docs/formats.md "Vertex animation"), so only
+    // the joints themselves are lost.
+    bool vertex_frames = false;
 };
 
 // Which of a scene's embedded images (Scene::images) save_output writes as files beside an

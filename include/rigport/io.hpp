@@ -32,6 +32,9 @@ struct LoadOptions {
     // otherwise than rigport between them (FBX: Euler angles per channel, cubic keys), so the
     // motion between keys follows the file more closely. Off: keys at the file's key times only.
     bool resample_curves = false;
+    // Frames per second of a vertex-animated model that stores no rate (MD2: its frames become
+    // animations keyed at frame / rate); 0 = the format's own (Quake 2's 10 for MD2).
+    float vertex_frame_rate = 0.0f;
     // Reads a file the model refers to (a .gltf's external buffer), given its URI as written in
     // the file, percent-decoded: a relative path. load(path) sets one reading beside the model
     // (resource_reader) when none is given; without one such a model cannot be read from bytes.

@@ -14,6 +14,7 @@
 #include "formats/iqe/iqe.hpp"
 #include "formats/iqm/iqm.hpp"
 #include "formats/joe/joe.hpp"
+#include "formats/md2/md2.hpp"
 #include "formats/md5/md5.hpp"
 #include "formats/obj/obj.hpp"
 #include "formats/smd/smd.hpp"
@@ -156,7 +157,13 @@ std::deque<FormatInfo>& registry() {
         // read through LoadOptions::read_resource.
         FormatInfo{.name = "hlmdl", .description = "Half-Life 1 studio model (read)", .extensions = {".mdl"},
                    .detect = &hlmdl::detect, .read = &hlmdl::read,
-                   .holds = {.meshes = true, .skeleton = true, .animation = true, .materials = true, .uv_sets = 1}},
+                   .holds = {.meshes = true, .skeleton = true, .skin = true, .animation = true, .materials = true, .uv_sets = 1, .normals = true}},
+        // Quake 2 MD2 (docs/md2.md): magic IDP2 with version 8. Frames read as morph targets grouped
+        // into 10 fps animations; written by baking every animation (skins and morphs) into frames.
+        FormatInfo{.name = "md2", .description = "Quake 2 MD2 (IDP2 version 8): vertex-animated mesh", .extensions = {".md2"},
+                   .detect = &md2::detect, .read = &md2::read, .write = &single_file<&md2::write>,
+                   .holds = {.meshes = true, .materials = true, .uv_sets = 1, .normals = true, .vertex_frames = true},
+                   .texture_files = TextureFiles::diffuse_of_used},
     };
     return list;
 }

@@ -39,7 +39,8 @@ std::string formats_json() {
         holds["uv_sets"] = h.uv_sets == FormatHolds::any_uv_sets ? Json("any") : Json(h.uv_sets);
         holds["colour_sets"] = !h.colours ? Json(0) : h.colour_sets == FormatHolds::any_uv_sets ? Json("any") : Json(h.colour_sets);
         for (auto [key, value] : {std::pair{"skin", h.skin}, {"normals", h.normals}, {"tangents", h.tangents}, {"custom_arrays", h.custom_arrays},
-                                  {"joint_scales", h.joint_scales}, {"cloth", h.cloth}, {"one_part", h.one_part}})
+                                  {"joint_scales", h.joint_scales}, {"cloth", h.cloth}, {"one_part", h.one_part},
+                                  {"vertex_frames", h.vertex_frames}})
             holds[key] = value;
         rows.push_back(Json{{"name", std::string(f.name)},
                             {"description", std::string(f.description)},

@@ -17,20 +17,21 @@ void warn_what_cannot_be_held(const Scene& scene, const FormatInfo& format, Warn
 
     const bool whole = !h.one_part;
     if (whole && !h.meshes && !scene.meshes.empty()) lost(fmt::format("{} meshes", scene.meshes.size()));
+    const bool baked = h.vertex_frames;  // skins, joint animation and morphs become vertex frames
     if (whole && !h.skeleton && !scene.skeleton.joints.empty())
-        lost(fmt::format("the skeleton ({} joints)", scene.skeleton.joints.size()));
+        lost(fmt::format("the skeleton ({} joints{})", scene.skeleton.joints.size(), baked ? "; its animation is baked into vertex frames" : ""));
     if ((h.skeleton || h.animation) && !h.joint_scales && has_joint_scale(scene)) lost("joint scales");
     uint64_t animated = 0;
     for (const Animation& a : scene.animations) animated += !a.tracks.empty();
-    if (whole && !h.animation && animated) lost(fmt::format("{} joint animations", animated));
-    if (whole && !h.morph_animation)
+    if (whole && !h.animation && !baked && animated) lost(fmt::format("{} joint animations", animated));
+    if (whole && !h.morph_animation && !baked)
         for (const Animation& a : scene.animations)
             if (!a.morph_tracks.empty()) lost(fmt::format("animation '{}': morph weight tracks", excerpt(a.name)));
 
     for (const Mesh& m : scene.meshes) {
         if (!h.meshes) continue;
-        if (!h.skin && !m.skin.empty()) lost(fmt::format("mesh '{}': skin influences", mesh_name(m)));
-        if (!h.morphs && !m.morph_targets.empty()) lost(fmt::format("mesh '{}': {} morph targets", mesh_name(m), m.morph_targets.size()));
+        if (!h.skin && !baked && !m.skin.empty()) lost(fmt::format("mesh '{}': skin influences", mesh_name(m)));
+        if (!h.morphs && !baked && !m.morph_targets.empty()) lost(fmt::format("mesh '{}': {} morph targets", mesh_name(m), m.morph_targets.size()));
         if (!h.normals && !m.normals.empty()) lost(fmt::format("mesh '{}': normals", mesh_name(m)));
         if (!h.tangents && !m.tangents.empty()) lost(fmt::format("mesh '{}': tangents", mesh_name(m)));
         if (h.uv_sets == 0 && !m.texcoords.empty()) lost(fmt::format("mesh '{}': texture coordinates", mesh_name(m)));

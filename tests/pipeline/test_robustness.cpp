@@ -42,7 +42,7 @@ struct Traits {
 Traits traits(const FormatInfo& f) {
     Traits t;
     const std::string_view n = f.name;
-    t.error_has_place = n == "iqm" || n == "iqe" || n == "joe" || n == "md5" || n == "smd" || n == "obj" || n == "hlmdl";
+    t.error_has_place = n == "iqm" || n == "iqe" || n == "joe" || n == "md5" || n == "smd" || n == "obj" || n == "hlmdl" || n == "md2";
     t.cut_never_loads = n == "iqm" || n == "joe" || n == "hlmdl" || n == "cal3d-csf" || n == "cal3d-cmf" || n == "cal3d-caf" ||
                         n == "cal3d-crf" || n == "cal3d-cpf";
     t.cut_never_detected = n == "joe";
