@@ -161,6 +161,7 @@ make_seeds() {
     fuzz_cal3d_binary) [ -n "$c" ] && add_files "$t" 131072 "$c"/cal3d/**/*.c[smarp]f ;;
     fuzz_joe) [ -n "$c" ] && add_files "$t" 307200 "$c"/joe/*.joe ;;
     fuzz_jpk) [ -n "$c" ] && add_files "$t" 307200 "$c"/joe/*.jpk ;;
+    fuzz_md3) [ -n "$c" ] && add_files "$t" 307200 "$c"/md3/*.md3 ;;
     fuzz_fbx) [ -n "$c" ] && add_files "$t" 307200 "$c"/fbx/*.fbx "$c"/fbx/*.FBX "$c"/fbx-cases/*.fbx ;;
     fuzz_images) write_images ;;
     fuzz_cfg)

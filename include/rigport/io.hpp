@@ -60,6 +60,9 @@ struct LoadOptions {
     // paths: load_model, read_model_info, validate_model, run_conversion (add_companions); load()
     // and compile() read exactly the files given. The CLI's --no-companions turns it off.
     bool companions = true;
+    // Frames per second of the animations of vertex-animated formats that store no rate (MD3:
+    // docs/md3.md "Frames"); 0 = the format's own rate.
+    float vertex_frame_rate = 0.0f;
 };
 
 struct FormatInfo;
@@ -159,6 +162,12 @@ struct JoeOptions {
     bool force = false;
 };
 
+// Quake 3 MD3 writer options (docs/md3.md "Writing").
+struct Md3Options {
+    // Joints written as tags (by name, at most 16): each frame stores the joint's world transform.
+    std::vector<std::string> tags;
+};
+
 struct SaveOptions {
     std::string format;  // registry name; empty = from the output extension
     // IQM: write joints (with names) even for a file without meshes (the compiler's -j).
@@ -169,6 +178,7 @@ struct SaveOptions {
     GltfOptions gltf;
     Cal3dOptions cal3d;
     JoeOptions joe;
+    Md3Options md3;
     // The output's unit of length (docs/units.md). Empty: the format's own, metres for the formats
     // that define one (glTF, IQM: FormatInfo::metres_per_unit) and the source's numbers for the rest;
     // "keep": the source's numbers whatever the format; a unit name ("m", "cm", "inch" ...: see
