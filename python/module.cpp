@@ -158,8 +158,8 @@ std::vector<std::string> texture_path_keyword(const py::kwargs& kw) {
 ConvertOptions convert_options(const py::kwargs& kw, const std::string& function = "convert") {
     static const std::vector<std::string> known = {"format", "scale", "rotate", "meshtrans", "force_joints", "axis", "loop_key",
                                                    "images", "convert_images", "fix_normals", "clip_end", "cal3d_dialect",
-                                                   "cal3d_binary", "threads", "allow_outside", "allow_missing", "force", "unit",
-                                                   "texture_path", "companions"};
+                                                   "cal3d_binary", "md3_tags", "threads", "allow_outside", "allow_missing", "force",
+                                                   "unit", "texture_path", "companions"};
     for (auto item : kw) {
         const std::string key = item.first.cast<std::string>();
         const bool batch_own = function == "batch" && (key == "format" || key == "threads");
@@ -191,6 +191,16 @@ ConvertOptions convert_options(const py::kwargs& kw, const std::string& function
     o.clip_end = word_or_raise(parse_clip_end_word(get("clip_end", std::string())));
     o.cal3d.dialect = word_or_raise(parse_cal3d_dialect_word(get("cal3d_dialect", std::string("imvu"))));
     o.cal3d.binary = get("cal3d_binary", false);
+    // md3_tags: "JOINT,..." as --md3-tags, or a list of joint names.
+    if (kw.contains("md3_tags") && !kw["md3_tags"].is_none()) {
+        std::string word;
+        if (py::isinstance<py::str>(kw["md3_tags"])) {
+            word = kw["md3_tags"].cast<std::string>();
+        } else {
+            for (const std::string& name : kw["md3_tags"].cast<std::vector<std::string>>()) word += (word.empty() ? "" : ",") + name;
+        }
+        o.md3.tags = word_or_raise(parse_md3_tags_word(word));
+    }
     o.threads = get("threads", uint32_t(0));
     o.force = get("force", false);
     return o;
@@ -339,9 +349,10 @@ PYBIND11_MODULE(rigport, m) {
     m.def("convert", &convert_py, py::arg("inputs"), py::arg("output"),
           "convert(inputs, output, *, format=None, scale=None, rotate=None, meshtrans=None, force_joints=False, axis='bake', "
           "loop_key=False, images='auto', convert_images=False, fix_normals=False, clip_end=None, cal3d_dialect='imvu', "
-          "cal3d_binary=False, threads=0, allow_outside=False, allow_missing=False, force=False, unit=None, texture_path=None, "
-          "companions=True) -> dict: what `rigport convert INPUT... -o OUTPUT` does (the same bytes), returning its --json record. "
-          "texture_path: a folder or a list of folders, as --texture-path; companions=False: --no-companions.");
+          "cal3d_binary=False, md3_tags=None, threads=0, allow_outside=False, allow_missing=False, force=False, unit=None, "
+          "texture_path=None, companions=True) -> dict: what `rigport convert INPUT... -o OUTPUT` does (the same bytes), returning "
+          "its --json record. texture_path: a folder or a list of folders, as --texture-path; companions=False: --no-companions; "
+          "md3_tags: joint names ('a,b' or a list), as --md3-tags.");
     m.def("batch", &batch_py, py::arg("inputs"), py::arg("out_dir"), py::arg("format"), py::kw_only(), py::arg("jobs") = 0,
           py::arg("follow_links") = false,
           "batch(inputs, out_dir, format, *, jobs=0, follow_links=False, **convert's keywords but format and threads) -> dict: what "

@@ -47,6 +47,7 @@ struct ConvertOptions {
     bool loop_key = false;
     ImageOptions images;                 // --images, --convert-images
     Cal3dOptions cal3d;                  // --cal3d-dialect, --cal3d-binary
+    Md3Options md3;                      // --md3-tags
     uint32_t threads = 0;                // --threads: one model's compile and write; 0 = every core
 };
 

@@ -32,8 +32,9 @@ struct LoadOptions {
     // otherwise than rigport between them (FBX: Euler angles per channel, cubic keys), so the
     // motion between keys follows the file more closely. Off: keys at the file's key times only.
     bool resample_curves = false;
-    // Frames per second of a vertex-animated model that stores no rate (MD2: its frames become
-    // animations keyed at frame / rate); 0 = the format's own (Quake 2's 10 for MD2).
+    // Frames per second of a vertex-animated model that stores no rate (MD2, MD3: its frames become
+    // animations keyed at frame / rate); 0 = the format's own (Quake 2's 10 for MD2, 15 for MD3:
+    // docs/md3.md "Frames").
     float vertex_frame_rate = 0.0f;
     // Reads a file the model refers to (a .gltf's external buffer), given its URI as written in
     // the file, percent-decoded: a relative path. load(path) sets one reading beside the model
@@ -162,6 +163,12 @@ struct JoeOptions {
     bool force = false;
 };
 
+// Quake 3 MD3 writer options (docs/md3.md "Writing").
+struct Md3Options {
+    // Joints written as tags (by name, at most 16): each frame stores the joint's world transform.
+    std::vector<std::string> tags;
+};
+
 struct SaveOptions {
     std::string format;  // registry name; empty = from the output extension
     // IQM: write joints (with names) even for a file without meshes (the compiler's -j).
@@ -172,6 +179,7 @@ struct SaveOptions {
     GltfOptions gltf;
     Cal3dOptions cal3d;
     JoeOptions joe;
+    Md3Options md3;
     // The output's unit of length (docs/units.md). Empty: the format's own, metres for the formats
     // that define one (glTF, IQM: FormatInfo::metres_per_unit) and the source's numbers for the rest;
     // "keep": the source's numbers whatever the format; a unit name ("m", "cm", "inch" ...: see

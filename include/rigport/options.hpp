@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "rigport/error.hpp"
 #include "rigport/images.hpp"
@@ -26,6 +27,10 @@ Expected<ImageOptions::Mode> parse_image_mode_word(std::string_view word, std::s
 Expected<std::optional<ClipEnd>> parse_clip_end_word(std::string_view word, std::string_view name = "clip_end");
 // "imvu" or "919", "1100", "1301" (Cal3dOptions::dialect).
 Expected<Cal3dOptions::Dialect> parse_cal3d_dialect_word(std::string_view word, std::string_view name = "cal3d_dialect");
+
+// "" (no tags) or joint names separated by commas, "tag_head,tag_weapon" (Md3Options::tags); an
+// empty name between commas or a name given twice is refused.
+Expected<std::vector<std::string>> parse_md3_tags_word(std::string_view word, std::string_view name = "md3_tags");
 
 // "X,Y,Z" as three finite numbers (or one number Z when single_means_z: the reference compiler's
 // -t Z, docs/iqm.md); nothing for anything else.

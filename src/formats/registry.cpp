@@ -15,6 +15,7 @@
 #include "formats/iqm/iqm.hpp"
 #include "formats/joe/joe.hpp"
 #include "formats/md2/md2.hpp"
+#include "formats/md3/md3.hpp"
 #include "formats/md5/md5.hpp"
 #include "formats/obj/obj.hpp"
 #include "formats/smd/smd.hpp"
@@ -164,6 +165,13 @@ std::deque<FormatInfo>& registry() {
                    .detect = &md2::detect, .read = &md2::read, .write = &single_file<&md2::write>,
                    .holds = {.meshes = true, .materials = true, .uv_sets = 1, .normals = true, .vertex_frames = true},
                    .texture_files = TextureFiles::diffuse_of_used},
+        // Quake 3 MD3 (docs/md3.md): magic IDP3 with version 15. Frames read as morph targets of
+        // frame 0 and tags as joints; written by baking every animation into frames, one surface
+        // per material, the joints named by --md3-tags as tags.
+        FormatInfo{.name = "md3", .description = "Quake 3 MD3 (IDP3 version 15): vertex frames, tags", .extensions = {".md3"},
+                   .detect = &md3::detect, .read = &md3::read, .write = &md3::write,
+                   .holds = {.meshes = true, .materials = true, .uv_sets = 1, .normals = true, .vertex_frames = true},
+                   .texture_files = TextureFiles::diffuse_of_used, .writer_options = {"--md3-tags"}},
     };
     return list;
 }

@@ -1,6 +1,7 @@
 // The words convert's options take, read once for the CLI and the Python module (rigport/options.hpp).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <vector>
@@ -49,6 +50,22 @@ Expected<Cal3dOptions::Dialect> parse_cal3d_dialect_word(std::string_view word, 
     if (word == "1100") return Cal3dOptions::Dialect::Classic1100;
     if (word == "1301") return Cal3dOptions::Dialect::Trunk1301;
     return refused(name, word, "imvu, 1100 or 1301");
+}
+
+Expected<std::vector<std::string>> parse_md3_tags_word(std::string_view word, std::string_view name) {
+    std::vector<std::string> tags;
+    if (word.empty()) return tags;
+    for (size_t from = 0; from <= word.size();) {
+        size_t comma = word.find(',', from);
+        if (comma == std::string_view::npos) comma = word.size();
+        const std::string_view tag = word.substr(from, comma - from);
+        if (tag.empty()) return refused(name, word, "joint names separated by commas, none empty");
+        if (std::find(tags.begin(), tags.end(), tag) != tags.end())
+            return make_error(ErrorCode::InvalidArgument, fmt::format("{} '{}': joint '{}' is named twice", name, word, tag));
+        tags.emplace_back(tag);
+        from = comma + 1;
+    }
+    return tags;
 }
 
 // "X,Y,Z" (or a single number when single_means_z: the reference compiler's -t Z) -> finite floats.

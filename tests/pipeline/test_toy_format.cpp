@@ -76,7 +76,7 @@ Expected<Scene> toy_read(std::span<const uint8_t> bytes, const LoadOptions&) {
 
 int toy_writes = 0;  // how often the writer ran: a broken scene must never reach it
 
-Expected<Output> toy_write(const Scene& scene, const std::string&, const SaveOptions& options) {
+Expected<Output> toy_write(const Scene& scene, const std::string&, const SaveOptions&) {
     ++toy_writes;
     std::string text(toy_magic);
     uint32_t base = 0;

@@ -142,7 +142,7 @@ TEST(Registry, FormatsJsonListsEveryRow) {
 // (docs/architecture.md "Adding a format: one folder + one row").
 TEST(Registry, NoFormatNamesOutsideTheFormats) {
     const std::filesystem::path root(RIGPORT_SOURCE_DIR);
-    const std::regex quoted(R"re("\.?(iqm|iqe|gltf|glb|cal3d|md5|md5mesh|md5anim|smd|vta|obj|fbx|joe|cfg|xsf|xmf|xaf|xrf|csf|cmf|caf|crf|cpf|xpf|qc|mtl)")re");
+    const std::regex quoted(R"re("\.?(iqm|iqe|gltf|glb|cal3d|md5|md5mesh|md5anim|smd|vta|obj|fbx|joe|cfg|xsf|xmf|xaf|xrf|csf|cmf|caf|crf|cpf|xpf|qc|mtl|md2|md3|mdl|hlmdl)")re");
     uint64_t files = 0;
     for (const char* dir : {"src", "tools", "python", "blender"})
         for (auto& entry : std::filesystem::recursive_directory_iterator(root / dir)) {

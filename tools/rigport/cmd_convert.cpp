@@ -34,6 +34,7 @@ struct ConvertArgs {
     std::string clip_end;                 // Cal3D DURATION past the last key: clamp | extrapolate | none; empty = by output
     std::string cal3d_dialect = "imvu";   // Cal3D output: imvu | 1100 | 1301
     bool cal3d_binary = false;            // Cal3D .cfg output: binary side files
+    std::string md3_tags;                 // MD3 output: joints written as tags, JOINT,...
     bool fix_normals = false;     // VDrift's normal swap where its heuristic fires (jpk.hpp)
     bool force = false;           // replace a read-only output; JOE: write beyond VDrift's limits
     bool quiet = false;           // -q: no warnings (errors still print)
@@ -133,7 +134,8 @@ Expected<ModelOptions> model_options(const ConvertArgs& a) {
     for (const Status& st : {take(parse_axis_word(a.axis, "--axis"), o.axis), take(parse_unit_word(a.unit, "--unit"), o.unit),
                              take(parse_image_mode_word(a.images, "--images"), o.images.mode), a.textures.check(),
                              take(parse_clip_end_word(a.clip_end, "--clip-end"), o.clip_end),
-                             take(parse_cal3d_dialect_word(a.cal3d_dialect, "--cal3d-dialect"), o.cal3d.dialect)})
+                             take(parse_cal3d_dialect_word(a.cal3d_dialect, "--cal3d-dialect"), o.cal3d.dialect),
+                             take(parse_md3_tags_word(a.md3_tags, "--md3-tags"), o.md3.tags)})
         if (!st) return st.error();
     o.images.convert = a.convert_images;
     o.images.texture_paths = a.textures.paths;
@@ -265,6 +267,8 @@ Verb add_convert(CLI::App& app) {
     sub->add_option("--cal3d-dialect", args->cal3d_dialect,
                     "Cal3D output: imvu (default: version 919, HEADER-form XML), 1100 (Debian's cal3d 0.11) or 1301 (upstream trunk)");
     sub->add_flag("--cal3d-binary", args->cal3d_binary, "Cal3D .cfg output: binary side files (.csf .cmf .crf .caf .cpf) instead of XML");
+    sub->add_option("--md3-tags", args->md3_tags,
+                    "MD3 output: joints written as tags, JOINT,... (at most 16; each frame stores the joint's world transform)");
     sub->add_option("--threads", args->threads,
                     "Threads for this model's compile and write (default 0: every core); the output is the same for any N");
     sub->add_flag("-v,--verbose", args->verbose, "Print every warning (one line each, none folded or held back) and a summary of what was written");

@@ -77,10 +77,12 @@ TEST(JoeRead, Md2VersionEightIsRefusedNotConfused) {
     EXPECT_EQ(scene.error().code, ErrorCode::Unsupported);
     EXPECT_EQ(scene.error().offset, 4u);
     EXPECT_NE(scene.error().message.find("MD2"), std::string::npos) << scene.error().message;
-    // By content alone the file is nobody's: load() names no reader rather than misreading it.
+    // By content it is an MD2 (IDP2, version 8): the MD2 reader takes it and refuses these JOE-shaped
+    // bytes as a broken MD2 rather than the JOE reader misreading them.
     auto by_content = load_bytes(bytes, "player.md2");
     ASSERT_FALSE(by_content);
-    EXPECT_EQ(by_content.error().code, ErrorCode::UnknownFormat);
+    EXPECT_EQ(by_content.error().code, ErrorCode::Malformed) << by_content.error().to_string();
+    EXPECT_TRUE(by_content.error().offset.has_value());
 }
 
 TEST(JoeRead, MagicZeroIsAcceptedOtherMagicWarns) {
