@@ -36,6 +36,10 @@ struct LoadOptions {
     // animations keyed at frame / rate); 0 = the format's own (Quake 2's 10 for MD2, 15 for MD3:
     // docs/md3.md "Frames").
     float vertex_frame_rate = 0.0f;
+    // The name of the file the bytes come from, as load_bytes was given it (load_bytes sets it
+    // when it is empty). A format that finds side files by the model's own file name uses its
+    // stem: a Half-Life model's textures in NAMEt.mdl and sequences in NAME01.mdl (docs/hlmdl.md).
+    std::string source_name;
     // Reads a file the model refers to (a .gltf's external buffer), given its URI as written in
     // the file, percent-decoded: a relative path. load(path) sets one reading beside the model
     // (resource_reader) when none is given; without one such a model cannot be read from bytes.

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "model/guarded.hpp"
 #include "io/confine.hpp"
@@ -44,7 +45,12 @@ static Expected<Scene> load_bytes_unguarded(std::span<const uint8_t> bytes, cons
     Error error;
     const FormatInfo* f = choose_reader(bytes, path, options, error);
     if (!f) return with_path(error, path);
-    auto scene = f->read(bytes, options);
+    std::optional<LoadOptions> named;
+    if (options.source_name.empty() && !path.empty()) {
+        named = options;
+        named->source_name = path;
+    }
+    auto scene = f->read(bytes, named ? *named : options);
     if (!scene) return with_path(scene.error(), path);
     // Every reader's scene holds together before anyone uses it (indices in range, arrays sized
     // to their vertices, joints parent-first): checked here, once, for every format.

@@ -81,7 +81,7 @@ Json scene_json(const std::string& path, const Scene& scene) {
     j["meshes"] = Json::array();
     for (auto& m : scene.meshes)
         j["meshes"].push_back({{"name", m.name}, {"material", material_of(scene, m)}, {"vertices", m.vertex_count()},
-                               {"triangles", m.triangles.size()}});
+                               {"triangles", m.triangles.size()}, {"morph_targets", m.morph_targets.size()}});
     j["materials"] = Json::array();
     for (auto& m : scene.materials) j["materials"].push_back(m.name);
     j["vertex_arrays"] = Json::array();

@@ -53,8 +53,9 @@ void print_text(const std::string& path, const Scene& scene) {
     if (meta.unit_scale != 1.0f) fmt::print("unit: {:g} m (glTF and IQM outputs are scaled to metres)\n", meta.unit_scale);
     fmt::print("meshes: {} ({} vertices, {} triangles)\n", scene.meshes.size(), scene.vertex_count(), scene.triangle_count());
     for (auto& m : scene.meshes)
-        fmt::print("  {:<24} material {:<24} {:>7} vertices {:>7} triangles\n", fmt::format("'{}'", printable(m.name, 60)),
-                   fmt::format("'{}'", printable(mesh_material_name(scene, m), 60)), m.vertex_count(), m.triangles.size());
+        fmt::print("  {:<24} material {:<24} {:>7} vertices {:>7} triangles{}\n", fmt::format("'{}'", printable(m.name, 60)),
+                   fmt::format("'{}'", printable(mesh_material_name(scene, m), 60)), m.vertex_count(), m.triangles.size(),
+                   m.morph_targets.empty() ? std::string() : fmt::format(" {:>5} morph targets", m.morph_targets.size()));
     auto rows = vertex_array_rows(scene);
     fmt::print("vertex arrays: {}\n", rows.size());
     for (auto& row : rows)

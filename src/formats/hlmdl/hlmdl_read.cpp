@@ -297,6 +297,9 @@ Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options)
 
     Reader r{file, options, scene, {}, {}, 0};
     namespace fs = std::filesystem;
+    // Side files go by the model's file name first (a renamed model keeps its NAMEt.mdl beside
+    // it), then by the name the file stores (docs/hlmdl.md "Side files").
+    if (std::string own = fs::path(options.source_name).stem().string(); !own.empty()) r.stems.push_back(own);
     std::string stored = name_at(file, at_name, 64);
     std::replace(stored.begin(), stored.end(), '\\', '/');
     if (std::string stem = fs::path(stored).stem().string(); !stem.empty() && std::find(r.stems.begin(), r.stems.end(), stem) == r.stems.end())

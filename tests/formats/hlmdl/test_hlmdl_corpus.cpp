@@ -32,8 +32,8 @@ std::vector<fs::path> hl1_models() {
 }
 
 // A folder holding the model and what each reader looks for beside it. The texture file goes under
-// the corpus's name (assimp goes by the model's file name) and under the name the model's header
-// gives it (rigport's reader sees bytes: manT.mdl for ../../compiled_models/man.mdl). man.mdl
+// the corpus's name (assimp, and rigport first, go by the model's file name) and under the name the
+// model's header gives it (manT.mdl for ../../compiled_models/man.mdl). man.mdl
 // names a second sequence group that no sequence uses but assimp insists on opening: a bare IDSQ
 // header stands in for it.
 fs::path staged(const fs::path& model, const fs::path& dir) {
@@ -149,6 +149,29 @@ TEST(HlmdlCorpus, EveryModelConvertsToAValidGlb) {
         ASSERT_TRUE(v.ran()) << v.error;
         EXPECT_EQ(v.errors, 0) << v.summary();
     }
+}
+
+// The texture file is found by the model's own file name: the corpus's man.mdl, read where it lies
+// (renamed assimp_assimp__hl1_man.mdl, its textures in assimp_assimp__hl1_manT.mdl beside it),
+// gets its materials and texture coordinates without any staging.
+TEST(HlmdlCorpus, TheTextureFileIsFoundByTheModelsOwnFileName) {
+    RIGPORT_REQUIRE_CORPUS();
+    const fs::path model = corpus_dir() / "mdl" / "assimp_assimp__hl1_man.mdl";
+    if (!fs::exists(model)) GTEST_SKIP() << model << " not in the corpus";
+    auto scene = load(model.string());
+    ASSERT_TRUE(scene) << scene.error().to_string();
+    EXPECT_FALSE(scene->materials.empty());
+    EXPECT_FALSE(scene->images.empty());
+    EXPECT_FALSE(scene->warnings.has(WarningCode::TextureNotFound));
+    // Bytes without a name find only what the header names (here: nothing beside the corpus).
+    const std::vector<uint8_t> bytes = read_bytes(model);
+    LoadOptions unnamed;
+    unnamed.source_name = "elsewhere.mdl";
+    unnamed.read_resource = resource_reader(model.string(), LoadOptions{});
+    auto other = load_bytes(bytes, model.string(), unnamed);
+    ASSERT_TRUE(other) << other.error().to_string();
+    EXPECT_TRUE(other->materials.empty());
+    EXPECT_TRUE(other->warnings.has(WarningCode::TextureNotFound));
 }
 
 // man.mdl -> man.smd (reference) + man_<sequence>.smd + man.qc; rigport reads man.smd back with

@@ -135,6 +135,19 @@ TEST(Md2Corpus, ZeroVerticesIsAClearError) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
+// `info --json` counts a vertex-animated mesh's morph targets: one per frame after the first
+// (faerie: 198 frames), and the text report shows them on the mesh's line.
+TEST(Md2Corpus, InfoReportsTheMorphTargetsPerMesh) {
+    RIGPORT_REQUIRE_CORPUS();
+    RunResult r = run_cli({"info", "--json", md2_path("faerie").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto info = nlohmann::json::parse(r.out);
+    ASSERT_EQ(info["meshes"].size(), 1u);
+    EXPECT_EQ(info["meshes"][0]["morph_targets"], 197);
+    RunResult text = run_cli({"info", md2_path("faerie").string()});
+    EXPECT_NE(text.out.find("197 morph targets"), std::string::npos) << text.out;
+}
+
 // assimp's MD2 importer reads frame 0 and turns it Y up; its OBJ export has the points.
 TEST(Md2Corpus, AssimpAgreesOnTheFirstFrame) {
     RIGPORT_REQUIRE_CORPUS();
