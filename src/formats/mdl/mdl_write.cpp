@@ -95,6 +95,13 @@ Skin make_skin(const Scene& scene, int32_t material, const SaveOptions& options)
     return skin;
 }
 
+std::string vertex_limit_message(uint64_t vertices) {
+    return fmt::format("{} vertices: GLQuake loads at most {} per MDL (MAXALIASVERTS; some later engines 2048)", vertices, max_vertices);
+}
+
+// Quake's mark for a vertex on the seam (ALIAS_ONSEAM); any non-zero value works for the engine.
+constexpr int32_t onseam_mark = 0x20;
+
 }  // namespace
 
 Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& options) {
@@ -117,10 +124,10 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
     // Limits first, before anything is baked.
     uint64_t vertices = 0, triangles = 0;
     for (const Mesh& mesh : scene.meshes) vertices += mesh.vertex_count(), triangles += mesh.triangles.size();
-    if (vertices > max_vertices)
-        return make_error(ErrorCode::Unsupported,
-                          fmt::format("{} vertices: GLQuake loads at most {} per MDL (MAXALIASVERTS; some later engines 2048)", vertices,
-                                      max_vertices));
+    // Seam pairs join below (at most two rigport vertices per MDL vertex); the exact count is
+    // checked once they have.
+    if (vertices > 2 * uint64_t(max_vertices))
+        return make_error(ErrorCode::Unsupported, vertex_limit_message(vertices));
     if (triangles > max_triangles)
         return make_error(ErrorCode::Unsupported,
                           fmt::format("{} triangles: GLQuake loads at most {} per MDL (MAXALIASTRIS)", triangles, max_triangles));
@@ -173,13 +180,13 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
 
     const Skin skin = make_skin(scene, scene.meshes[0].material, options);
 
-    // Corners: one MDL vertex per rigport vertex, each with its own s, t (none on the seam).
+    // Corners: each rigport vertex with its own s, t, meshes one after another.
     std::vector<std::array<int32_t, 2>> st;
-    std::vector<std::array<int32_t, 3>> tris;
+    std::vector<std::array<uint32_t, 3>> tris;
     double area = 0;
     for (size_t m = 0; m < scene.meshes.size(); ++m) {
         const Mesh& mesh = scene.meshes[m];
-        const int32_t base = int32_t(st.size());
+        const uint32_t base = uint32_t(st.size());
         for (uint32_t v = 0; v < mesh.vertex_count(); ++v) {
             const Vec2 t = mesh.texcoords.empty() ? Vec2{0, 0} : mesh.texcoords[0][v];
             // The reader's (s + 0.5) / width undone; coordinates far outside the skin are clamped.
@@ -191,7 +198,7 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
         }
         const auto& p = frames[0].positions[m];
         for (const Triangle& t : mesh.triangles) {
-            tris.push_back({base + int32_t(t[0]), base + int32_t(t[1]), base + int32_t(t[2])});
+            tris.push_back({base + t[0], base + t[1], base + t[2]});
             const Vec3 e1{p[t[1]][0] - p[t[0]][0], p[t[1]][1] - p[t[0]][1], p[t[1]][2] - p[t[0]][2]};
             const Vec3 e2{p[t[2]][0] - p[t[0]][0], p[t[2]][1] - p[t[0]][1], p[t[2]][2] - p[t[0]][2]};
             const double cx = double(e1[1]) * e2[2] - double(e1[2]) * e2[1], cy = double(e1[2]) * e2[0] - double(e1[0]) * e2[2],
@@ -199,6 +206,65 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
             area += 0.5 * std::sqrt(cx * cx + cy * cy + cz * cz);
         }
     }
+    const uint32_t count = uint32_t(st.size());
+
+    // Every vertex of every frame packed: x, y, z and the normal index, one word each.
+    std::vector<uint32_t> packed(size_t(count) * frames.size());
+    for (size_t f = 0; f < frames.size(); ++f) {
+        uint32_t v = 0;
+        for (size_t m = 0; m < frames[f].positions.size(); ++m)
+            for (size_t i = 0; i < frames[f].positions[m].size(); ++i, ++v) {
+                const Vec3& p = frames[f].positions[m][i];
+                packed[size_t(v) * frames.size() + f] = uint32_t(quantise(p, 0)) | uint32_t(quantise(p, 1)) << 8 |
+                                                        uint32_t(quantise(p, 2)) << 16 |
+                                                        uint32_t(detail::nearest_quake_normal(frames[f].normals[m][i])) << 24;
+            }
+    }
+
+    // The seam rule used backwards (docs/mdl.md "Writing"): two vertices equal in every frame,
+    // with one t and s half a skin apart, are one MDL vertex on the seam; the one on the right is
+    // what triangles that do not face front see. A triangle cannot both face front and not, so a
+    // pair whose two halves meet in one triangle stays two vertices.
+    std::vector<uint32_t> order(count);
+    for (uint32_t v = 0; v < count; ++v) order[v] = v;
+    const size_t nf = frames.size();
+    auto same_place = [&](uint32_t a, uint32_t b) {
+        return st[a][1] == st[b][1] && std::equal(packed.begin() + a * nf, packed.begin() + (a + 1) * nf, packed.begin() + b * nf);
+    };
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        if (st[a][1] != st[b][1]) return st[a][1] < st[b][1];
+        const int c = std::memcmp(packed.data() + a * nf, packed.data() + b * nf, nf * 4);
+        if (c != 0) return c < 0;
+        return st[a][0] != st[b][0] ? st[a][0] < st[b][0] : a < b;
+    });
+    const int32_t half = int32_t(skin.width / 2);
+    std::vector<int32_t> joins(count, -1), joined_by(count, -1);  // back vertex -> its front, and back
+    for (size_t i = 0; i < order.size();) {
+        size_t j = i + 1;
+        while (j < order.size() && same_place(order[i], order[j])) ++j;
+        for (size_t a = i; a < j; ++a)  // the run is sorted by s: a back partner lies after its front
+            for (size_t b = a + 1; b < j && joined_by[order[a]] < 0 && joins[order[a]] < 0; ++b) {
+                const uint32_t front = order[a], back = order[b];
+                if (st[back][0] == st[front][0] + half && joins[back] < 0 && joined_by[back] < 0)
+                    joins[back] = int32_t(front), joined_by[front] = int32_t(back);
+            }
+        i = j;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const auto& t : tris) {
+            bool back = false, front = false;
+            for (uint32_t c : t) back = back || joins[c] >= 0, front = front || joined_by[c] >= 0;
+            if (back && front)
+                for (uint32_t c : t)
+                    if (joins[c] >= 0) joined_by[size_t(joins[c])] = -1, joins[c] = -1, changed = true;
+        }
+    }
+    std::vector<uint32_t> number(count);
+    uint32_t kept = 0;
+    for (uint32_t v = 0; v < count; ++v)
+        if (joins[v] < 0) number[v] = kept++;
+    if (kept > max_vertices) return make_error(ErrorCode::Unsupported, vertex_limit_message(kept));
 
     io::ByteWriter w;
     w.u32(magic);
@@ -207,32 +273,34 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
     for (float t : lo) w.f32(t);
     w.f32(float(radius));
     for (int a = 0; a < 3; ++a) w.f32(0.0f);  // eye position: the file's origin
-    for (uint32_t word : {1u, skin.width, skin.height, uint32_t(vertices), uint32_t(tris.size()), uint32_t(frames.size()), 0u, 0u})
+    for (uint32_t word : {1u, skin.width, skin.height, kept, uint32_t(tris.size()), uint32_t(frames.size()), 0u, 0u})
         w.u32(word);  // numskins ... numframes, synctype 0 (synchronised), flags 0 (no effects)
     w.f32(float(area / double(tris.size())));  // size: the mean triangle area of frame 0, as modelgen wrote it
     w.u32(0);                                   // a single skin
     w.bytes(skin.pixels.data(), skin.pixels.size());
-    for (auto& p : st) w.i32(0), w.i32(p[0]), w.i32(p[1]);
+    for (uint32_t v = 0; v < count; ++v)
+        if (joins[v] < 0) w.i32(joined_by[v] >= 0 ? onseam_mark : 0), w.i32(st[v][0]), w.i32(st[v][1]);
     for (auto& t : tris) {
-        w.i32(1);  // faces front: no seam shift
-        for (int32_t i : t) w.i32(i);
+        bool back = false;
+        for (uint32_t c : t) back = back || joins[c] >= 0;
+        w.i32(back ? 0 : 1);  // facesfront: 0 where a corner is the back half of a seam vertex
+        for (uint32_t c : t) w.i32(int32_t(number[joins[c] >= 0 ? uint32_t(joins[c]) : c]));
     }
     for (size_t f = 0; f < frames.size(); ++f) {
         uint8_t bmin[3] = {255, 255, 255}, bmax[3] = {0, 0, 0};
-        for (const auto& mesh : frames[f].positions)
-            for (const Vec3& p : mesh)
-                for (int a = 0; a < 3; ++a) bmin[a] = std::min(bmin[a], quantise(p, a)), bmax[a] = std::max(bmax[a], quantise(p, a));
+        for (uint32_t v = 0; v < count; ++v)
+            for (int a = 0; a < 3; ++a) {
+                const uint8_t q = uint8_t(packed[size_t(v) * nf + f] >> (8 * a));
+                bmin[a] = std::min(bmin[a], q), bmax[a] = std::max(bmax[a], q);
+            }
         w.u32(0);  // a simple frame
         w.bytes(bmin, 3), w.u8(0);
         w.bytes(bmax, 3), w.u8(0);
         char name[frame_name_size] = {};
         std::memcpy(name, names[f].data(), names[f].size());
         w.bytes(name, frame_name_size);
-        for (size_t m = 0; m < frames[f].positions.size(); ++m)
-            for (size_t v = 0; v < frames[f].positions[m].size(); ++v) {
-                for (int a = 0; a < 3; ++a) w.u8(quantise(frames[f].positions[m][v], a));
-                w.u8(detail::nearest_quake_normal(frames[f].normals[m][v]));
-            }
+        for (uint32_t v = 0; v < count; ++v)
+            if (joins[v] < 0) w.u32(packed[size_t(v) * nf + f]);
     }
     return std::move(w.bytes());
 }
