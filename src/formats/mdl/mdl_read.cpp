@@ -118,7 +118,7 @@ Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options)
     if (num_skins > 0 && uint64_t(num_skins) > (size - at) / (4 + area))
         return malformed(at_num_skins, fmt::format("{} skins of {} x {} texels run past the end of the file ({} bytes)", num_skins, skin_width,
                                                    skin_height, size));
-    std::vector<uint8_t> rgba(area * 4);
+    std::vector<uint8_t> rgba(num_skins > 0 ? area * 4 : 0);  // the skin size is bounded above only when there are skins
     auto add_image = [&](uint64_t pixels_at, const std::string& name) -> std::optional<Error> {
         for (uint64_t p = 0; p < area; ++p) {
             const auto& c = palette[bytes[pixels_at + p]];

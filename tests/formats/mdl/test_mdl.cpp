@@ -412,6 +412,16 @@ TEST(MdlRead, HostileHeadersAreErrorsAtByteOffsets) {
     expect_error(mdl::at_num_tris, 0xFFFFFFFF, mdl::at_num_tris, "negative");
     expect_error(mdl::header_size + 4, 0x40000000, mdl::header_size + 4, "skin group 0");
     expect_error(mdl::header_size, 7, mdl::header_size, "type 7");
+    // Without skins the skin size is not a size of anything: a huge one allocates nothing.
+    {
+        std::vector<uint8_t> b = good;
+        set_u32(b, mdl::at_num_skins, 0);
+        set_u32(b, mdl::at_skin_width, 0x3FFFFFF);
+        set_u32(b, mdl::at_skin_height, 0x3FFFFFF);
+        auto scene = load_bytes(b, "noskins.mdl", mdl_options());
+        ASSERT_FALSE(scene);  // the skin group's bytes are now read as texture coordinates, which run out
+        EXPECT_TRUE(scene.error().offset.has_value()) << scene.error().to_string();
+    }
     // A triangle's vertex index past numverts.
     const uint64_t tris = mdl::header_size + 16 + 32 + 4 * 12;
     expect_error(tris + 4, 4, tris + 4, "vertex index 4");
