@@ -179,6 +179,12 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
     };
 
     const Skin skin = make_skin(scene, scene.meshes[0].material, options);
+    size_t other_skins = 0;
+    for (size_t i = 0; i < scene.materials.size(); ++i)
+        if (int32_t(i) != scene.meshes[0].material && detail::held_diffuse_map(scene.materials[i])) ++other_skins;
+    if (other_skins)
+        warn(options, WarningCode::DroppedData,
+             fmt::format("{} other materials' images are not written: the MDL gets one skin, the first mesh's", other_skins));
 
     // Corners: each rigport vertex with its own s, t, meshes one after another.
     std::vector<std::array<int32_t, 2>> st;

@@ -361,6 +361,14 @@ TEST(MdlRead, SeamRuleGroupSkinsAndGroupFrames) {
     ASSERT_TRUE(mdl::detect(b));
     auto scene = load_bytes(b, "hand.mdl");
     ASSERT_TRUE(scene) << scene.error().to_string();
+    // Written back: one skin, the mesh's; the group's second image is said to be left out.
+    Warnings written;
+    SaveOptions so;
+    so.warnings = &written;
+    ASSERT_TRUE(save_output(*scene, "hand_back.mdl", so));
+    bool said = false;
+    for (auto& w : written.items) said = said || w.message.find("1 other materials' images are not written") != std::string::npos;
+    EXPECT_TRUE(said);
     const Mesh& mesh = scene->meshes[0];
     ASSERT_EQ(mesh.vertex_count(), 5u);  // vertex 1 twice: front (s 2) and back (s 2 + 8 / 2)
     EXPECT_FLOAT_EQ(mesh.texcoords[0][mesh.triangles[0][1]][0], 2.5f / 8);
