@@ -163,6 +163,7 @@ make_seeds() {
     fuzz_jpk) [ -n "$c" ] && add_files "$t" 307200 "$c"/joe/*.jpk ;;
     fuzz_hlmdl) [ -n "$c" ] && add_files "$t" 307200 "$c"/mdl/*hl1_*.mdl ;;
     fuzz_md2) [ -n "$c" ] && add_files "$t" 307200 "$c"/md2/*.md2 ;;
+    fuzz_mdl) [ -n "$c" ] && add_files "$t" 524288 "$c"/mdl/assimp_assimp__steg.mdl "$c"/mdl/assimp_assimp__tekmechbot.MDL ;;
     fuzz_md3) [ -n "$c" ] && add_files "$t" 307200 "$c"/md3/*.md3 ;;
     fuzz_fbx) [ -n "$c" ] && add_files "$t" 307200 "$c"/fbx/*.fbx "$c"/fbx/*.FBX "$c"/fbx-cases/*.fbx ;;
     fuzz_images) write_images ;;

@@ -15,6 +15,7 @@
 #include "formats/iqm/iqm.hpp"
 #include "formats/joe/joe.hpp"
 #include "formats/md2/md2.hpp"
+#include "formats/mdl/mdl.hpp"
 #include "formats/md3/md3.hpp"
 #include "formats/md5/md5.hpp"
 #include "formats/obj/obj.hpp"
@@ -152,6 +153,13 @@ std::deque<FormatInfo>& registry() {
                    .stored_parts = &joe::stored_parts,
                    .holds = {.meshes = true, .morphs = true, .materials = true, .uv_sets = 1, .normals = true},
                    .texture_files = TextureFiles::diffuse_of_used},
+        // Quake 1 MDL (docs/mdl.md): magic IDPO with version 6. Before hlmdl, so that writing
+        // X.mdl picks it (Half-Life's .mdl is read only and told apart by its magic "IDST"). Skins
+        // read as images in the scene; frames as morph targets grouped into 10 fps animations;
+        // written by baking every animation into frames with one box for the whole file.
+        FormatInfo{.name = "mdl", .description = "Quake 1 MDL (IDPO version 6): vertex-animated mesh, paletted skins", .extensions = {".mdl"},
+                   .detect = &mdl::detect, .read = &mdl::read, .write = &single_file<&mdl::write>,
+                   .holds = {.meshes = true, .materials = true, .uv_sets = 1, .normals = true, .vertex_frames = true}},
         // Half-Life 1 studio model (docs/hlmdl.md): "IDST" version 10, read only. Detected by its
         // magic, so a Quake .mdl ("IDPO") and this one are told apart whatever the row order for
         // ".mdl". Its textures may lie in NAMEt.mdl and its sequences in NAME01.mdl beside it,

@@ -43,7 +43,7 @@ Traits traits(const FormatInfo& f) {
     Traits t;
     const std::string_view n = f.name;
     t.error_has_place = n == "iqm" || n == "iqe" || n == "joe" || n == "md5" || n == "smd" || n == "obj" || n == "hlmdl" || n == "md2" ||
-                        n == "md3";
+                        n == "mdl" || n == "md3";
     t.cut_never_loads = n == "iqm" || n == "joe" || n == "hlmdl" || n == "cal3d-csf" || n == "cal3d-cmf" || n == "cal3d-caf" ||
                         n == "cal3d-crf" || n == "cal3d-cpf" || n == "md3";
     t.cut_never_detected = n == "joe";

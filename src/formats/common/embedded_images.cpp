@@ -3,10 +3,13 @@
 #include "formats/common/embedded_images.hpp"
 
 #include <fmt/format.h>
+#include <stb_image.h>
+#include <stb_image_write.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <memory>
 #include <string_view>
 #include <unordered_set>
 
@@ -144,5 +147,35 @@ void drop_embedded_images(Scene& scene, const std::string& why, Warnings& warnin
     }
     scene.images.clear();
 }
+
+namespace detail {
+
+std::vector<uint8_t> encode_png(const uint8_t* rgba, uint32_t width, uint32_t height) {
+    std::vector<uint8_t> png;
+    auto append = [](void* context, void* chunk, int size) {
+        auto* out = static_cast<std::vector<uint8_t>*>(context);
+        out->insert(out->end(), static_cast<uint8_t*>(chunk), static_cast<uint8_t*>(chunk) + size);
+    };
+    if (!stbi_write_png_to_func(append, &png, int(width), int(height), 4, rgba, int(width * 4))) png.clear();
+    return png;
+}
+
+Expected<RgbaImage> decode_rgba(const std::vector<uint8_t>& bytes, uint32_t max_side) {
+    if (bytes.size() > uint64_t(INT32_MAX)) return make_error(ErrorCode::LimitExceeded, "the image is too large to decode");
+    const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
+    int w = 0, h = 0, channels = 0;
+    if (!stbi_info_from_memory(data, int(bytes.size()), &w, &h, &channels))
+        return make_error(ErrorCode::Unsupported, fmt::format("not an image stb can read ({})", stbi_failure_reason()));
+    if (w <= 0 || h <= 0 || uint32_t(w) > max_side || uint32_t(h) > max_side)
+        return make_error(ErrorCode::LimitExceeded, fmt::format("{} x {} pixels, the limit is {} a side", w, h, max_side));
+    std::unique_ptr<stbi_uc, void (*)(void*)> pixels(stbi_load_from_memory(data, int(bytes.size()), &w, &h, &channels, 4), stbi_image_free);
+    if (!pixels) return make_error(ErrorCode::Unsupported, fmt::format("cannot decode it ({})", stbi_failure_reason()));
+    RgbaImage image;
+    image.width = uint32_t(w), image.height = uint32_t(h);
+    image.rgba.assign(pixels.get(), pixels.get() + size_t(w) * size_t(h) * 4);
+    return image;
+}
+
+}  // namespace detail
 
 }  // namespace rigport

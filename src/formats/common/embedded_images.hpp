@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "rigport/error.hpp"
 #include "rigport/io.hpp"
 #include "rigport/scene.hpp"
 
@@ -33,5 +34,16 @@ const std::string& material_text(const Material& material);
 // by its maps' uri: the side files of an output that names them. diffuse_only: only the images
 // of held_diffuse_map (formats that name one texture per material: IQM, IQE, JOE).
 std::vector<OutputFile> embedded_image_files(const Scene& scene, const std::vector<bool>& written, bool diffuse_only);
+
+// RGBA pixels (4 bytes each, rows top first) as a PNG file; empty when stb cannot encode them.
+std::vector<uint8_t> encode_png(const uint8_t* rgba, uint32_t width, uint32_t height);
+
+// An image's pixels as RGBA, decoded by stb (PNG, JPEG, TGA, BMP ...).
+struct RgbaImage {
+    uint32_t width = 0, height = 0;
+    std::vector<uint8_t> rgba;
+};
+// The image decoded, or the reason it cannot be (stb's words, or a side beyond max_side).
+Expected<RgbaImage> decode_rgba(const std::vector<uint8_t>& bytes, uint32_t max_side);
 
 }  // namespace rigport::detail

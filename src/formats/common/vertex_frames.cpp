@@ -73,4 +73,11 @@ void add_frame_animations(Scene& scene, const std::vector<FrameGroup>& groups, u
     }
 }
 
+std::string numbered_frame_name(const std::string& clip, uint32_t number, uint32_t count, size_t room, bool& truncated) {
+    const size_t digits = std::to_string(count).size();
+    const size_t keep = room > digits ? room - digits : 0;
+    truncated = truncated || clip.size() > keep;
+    return clip.substr(0, keep) + std::to_string(number);
+}
+
 }  // namespace rigport::detail

@@ -40,4 +40,9 @@ void add_frame_targets(Mesh& mesh, const std::vector<std::string>& frame_names, 
 // Quake engines do.
 void add_frame_animations(Scene& scene, const std::vector<FrameGroup>& groups, uint32_t frame_count, float frame_rate);
 
+// "<clip><number>" in at most `room` bytes, for a writer's fixed name field: the clip's name is
+// shortened (by the same amount for all of its `count` frames) and the frame number kept, so the
+// frames still group by name when read; `truncated` is set when a name was shortened.
+std::string numbered_frame_name(const std::string& clip, uint32_t number, uint32_t count, size_t room, bool& truncated);
+
 }  // namespace rigport::detail

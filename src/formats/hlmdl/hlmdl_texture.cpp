@@ -2,7 +2,6 @@
 // a 256-colour palette after them, decoded to RGBA and kept as PNG in Scene::images; from the model
 // or, when it holds none, from NAMEt.mdl beside it.
 #include <fmt/format.h>
-#include <stb_image_write.h>
 
 #include <algorithm>
 
@@ -15,16 +14,6 @@ namespace rigport::hlmdl::detail {
 namespace {
 
 constexpr int32_t max_texture_side = 8192;
-
-std::vector<uint8_t> encode_png(const std::vector<uint8_t>& rgba, uint32_t width, uint32_t height) {
-    std::vector<uint8_t> png;
-    auto append = [](void* context, void* chunk, int size) {
-        auto* out = static_cast<std::vector<uint8_t>*>(context);
-        out->insert(out->end(), static_cast<uint8_t*>(chunk), static_cast<uint8_t*>(chunk) + size);
-    };
-    if (!stbi_write_png_to_func(append, &png, int(width), int(height), 4, rgba.data(), int(width * 4))) png.clear();
-    return png;
-}
 
 // The textures and skin table of one IDST file (the model, or its texture file).
 Expected<TextureSet> parse(Reader& r, std::span<const uint8_t> b) {
@@ -52,7 +41,7 @@ Expected<TextureSet> parse(Reader& r, std::span<const uint8_t> b) {
             std::copy_n(palette + 3 * k, 3, rgba.data() + 4 * p);
             rgba[4 * p + 3] = masked && k == 255 ? 0 : 255;
         }
-        std::vector<uint8_t> png = encode_png(rgba, uint32_t(width), uint32_t(height));
+        std::vector<uint8_t> png = rigport::detail::encode_png(rgba.data(), uint32_t(width), uint32_t(height));
         if (png.empty()) return make_error(ErrorCode::Malformed, fmt::format("texture '{}': PNG encoding failed", name), at);
         if (flags & nf_chrome)
             r.warn(WarningCode::Interpreted, fmt::format("texture '{}' is chrome: the game maps it from the normals as the model turns; the stored "

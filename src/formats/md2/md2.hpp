@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "formats/common/quake_normals.hpp"
 #include "rigport/error.hpp"
 #include "rigport/io.hpp"
 #include "rigport/scene.hpp"
@@ -21,7 +22,6 @@ inline constexpr uint32_t triangle_size = 12;    // uint16 vertex[3], st[3]
 inline constexpr uint32_t frame_header_size = 40;  // float scale[3], translate[3], char name[16]
 inline constexpr uint32_t frame_name_size = 16;
 inline constexpr uint32_t vertex_size = 4;       // uint8 x, y, z, normal index
-inline constexpr uint32_t normal_count = 162;
 
 // Quake 2's own limits (qfiles.h): the engine refuses models beyond them; the writer does too.
 inline constexpr uint32_t max_vertices = 2048;
@@ -33,10 +33,11 @@ inline constexpr uint32_t max_skin_height = 480;  // MAX_LBM_HEIGHT: Quake 2 ref
 // Quake 2 plays a model's frames at its server rate: 10 per second.
 inline constexpr float frame_rate = 10.0f;
 
-// The normal table (anorms.h) a vertex's normal index selects; md2_normals.cpp.
-extern const std::array<Vec3, normal_count> normal_table;
-// The table entry nearest to n (largest dot product); 0 for a zero or non-finite n.
-uint8_t nearest_normal(const Vec3& n);
+// The normal table a vertex's normal index selects: formats/common/quake_normals.hpp, shared with
+// Quake 1 MDL.
+inline constexpr uint32_t normal_count = detail::quake_normal_count;
+inline const std::array<Vec3, normal_count>& normal_table = detail::quake_normal_table;
+inline uint8_t nearest_normal(const Vec3& n) { return detail::nearest_quake_normal(n); }
 
 // Header words in file order; the byte offset of word i is 4 * i.
 enum Word : uint32_t {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "formats/common/vertex_frames.hpp"
 #include "formats/md2/md2.hpp"
 #include "rigport/process.hpp"
 #include "support/byte_cursor.hpp"
@@ -44,15 +45,6 @@ const TextureMap* diffuse_map(const Material& m) {
     for (const TextureMap& map : m.maps)
         if (map.type == TextureType::Diffuse && !map.uri.empty()) return &map;
     return nullptr;
-}
-
-// "<clip><n>" in at most 15 bytes: the clip's name is shortened (by the same amount for all of its
-// `count` frames), the frame number kept, so the frames still group by name when read
-// (docs/formats.md "Vertex animation").
-std::string frame_name(const std::string& clip, uint32_t number, uint32_t count, bool& truncated) {
-    const size_t room = frame_name_size - 1 - std::to_string(count).size();
-    truncated = truncated || clip.size() > room;
-    return clip.substr(0, room) + std::to_string(number);
 }
 
 }  // namespace
@@ -146,7 +138,7 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
     std::vector<std::string> names(frames.size());
     bool truncated = false;
     for (const BakedClip& clip : baked->clips)
-        for (uint32_t k = 0; k < clip.count; ++k) names[clip.first + k] = frame_name(clip.name, k + 1, clip.count, truncated);
+        for (uint32_t k = 0; k < clip.count; ++k) names[clip.first + k] = detail::numbered_frame_name(clip.name, k + 1, clip.count, frame_name_size - 1, truncated);
     if (truncated) warn(options, WarningCode::DroppedData, "animation names shortened: an MD2 frame name holds 15 bytes with its number");
 
     // Corners: one MD2 vertex and one st pair per rigport vertex, meshes one after another.

@@ -1,11 +1,12 @@
-// The 162 unit vectors a Quake 2 vertex's normal index selects (docs/md2.md "Normals"): Quake 2's
-// anorms.h, id Software's GPL source release; the same numbers as three.js's MD2Loader and
-// assimp's MD2NormalTable. Six decimals, as id typed them.
-#include "formats/md2/md2.hpp"
+// The 162 unit vectors a Quake 1 MDL or Quake 2 MD2 vertex's normal index selects (docs/md2.md
+// "Normals"): anorms.h of id Software's GPL source releases (Quake 1 and Quake 2 ship the same
+// table); the same numbers as three.js's MD2Loader and assimp's MD2NormalTable. Six decimals, as
+// id typed them.
+#include "formats/common/quake_normals.hpp"
 
-namespace rigport::md2 {
+namespace rigport::detail {
 
-const std::array<Vec3, normal_count> normal_table = {{
+const std::array<Vec3, quake_normal_count> quake_normal_table = {{
     {-0.525731f, 0.000000f, 0.850651f}, {-0.442863f, 0.238856f, 0.864188f}, {-0.295242f, 0.000000f, 0.955423f},
     {-0.309017f, 0.500000f, 0.809017f}, {-0.162460f, 0.262866f, 0.951056f}, {0.000000f, 0.000000f, 1.000000f},
     {0.000000f, 0.850651f, 0.525731f}, {-0.147621f, 0.716567f, 0.681718f}, {0.147621f, 0.716567f, 0.681718f},
@@ -62,19 +63,15 @@ const std::array<Vec3, normal_count> normal_table = {{
     {-0.425325f, -0.688191f, -0.587785f}, {-0.587785f, -0.425325f, -0.688191f}, {-0.688191f, -0.587785f, -0.425325f},
 }};
 
-}  // namespace rigport::md2
-
-namespace rigport::md2 {
-
-uint8_t nearest_normal(const Vec3& n) {
+uint8_t nearest_quake_normal(const Vec3& n) {
     uint8_t best = 0;
     float best_dot = -2.0f;
-    for (uint32_t i = 0; i < normal_count; ++i) {
-        const Vec3& t = normal_table[i];
+    for (uint32_t i = 0; i < quake_normal_count; ++i) {
+        const Vec3& t = quake_normal_table[i];
         const float d = n[0] * t[0] + n[1] * t[1] + n[2] * t[2];
         if (d > best_dot) best_dot = d, best = uint8_t(i);  // NaN never compares greater: index 0 stays
     }
     return best;
 }
 
-}  // namespace rigport::md2
+}  // namespace rigport::detail
