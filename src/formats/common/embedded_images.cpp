@@ -3,6 +3,8 @@
 #include "formats/common/embedded_images.hpp"
 
 #include <fmt/format.h>
+
+#include <new>
 #include <stb_image.h>
 #include <stb_image_write.h>
 
@@ -151,13 +153,26 @@ void drop_embedded_images(Scene& scene, const std::string& why, Warnings& warnin
 namespace detail {
 
 std::vector<uint8_t> encode_png(const uint8_t* rgba, uint32_t width, uint32_t height) {
-    std::vector<uint8_t> png;
+    // stb calls back from C with a buffer it frees afterwards: an exception thrown through it
+    // (a failed allocation while copying) would skip that free and unwind through C frames. The
+    // callback only notes the failure; it is thrown here, after stb has cleaned up.
+    struct Sink {
+        std::vector<uint8_t> png;
+        bool failed = false;
+    } sink;
     auto append = [](void* context, void* chunk, int size) {
-        auto* out = static_cast<std::vector<uint8_t>*>(context);
-        out->insert(out->end(), static_cast<uint8_t*>(chunk), static_cast<uint8_t*>(chunk) + size);
+        auto* out = static_cast<Sink*>(context);
+        if (out->failed) return;
+        try {
+            out->png.insert(out->png.end(), static_cast<uint8_t*>(chunk), static_cast<uint8_t*>(chunk) + size);
+        } catch (...) {
+            out->failed = true;
+        }
     };
-    if (!stbi_write_png_to_func(append, &png, int(width), int(height), 4, rgba, int(width * 4))) png.clear();
-    return png;
+    const int ok = stbi_write_png_to_func(append, &sink, int(width), int(height), 4, rgba, int(width * 4));
+    if (sink.failed) throw std::bad_alloc();
+    if (!ok) sink.png.clear();
+    return std::move(sink.png);
 }
 
 Expected<RgbaImage> decode_rgba(const std::vector<uint8_t>& bytes, uint32_t max_side) {
