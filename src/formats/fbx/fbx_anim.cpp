@@ -151,9 +151,32 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
             if (over_budget(samples[j].size())) return false;
             if (p >= 0 && moving[size_t(p)]) moving_children[size_t(p)].push_back(uint32_t(j));
         }
+        // When every joint inherits as RSrs (FBX's default, and what Blender, Maya and Mixamo
+        // write), a joint's world is its parent's world times its local matrix, so its pose
+        // relative to its parent is its local matrix: no joint needs placing in the world, and
+        // each pose is its own transform at its samples (docs/fbx.md §2.6 "Sampling"). The
+        // samples are the same as below; only the arithmetic is less.
+        std::vector<std::vector<Transform>> poses(joints);
+        const bool all_rsrs = std::all_of(g.joint_model.begin(), g.joint_model.end(),
+                                          [&](uint32_t m) { return g.transforms[m].inherit_type == 1; });
+        if (all_rsrs) {
+            for (size_t j = 0; j < joints; ++j) {
+                const uint32_t m = g.joint_model[j];
+                bool sheared = false;
+                if (!moving[j] || !animates_model(take, m)) {
+                    poses[j].push_back(decompose(g.local[m], sheared));
+                    continue;
+                }
+                poses[j].reserve(samples[j].size());
+                for (int64_t t : samples[j]) {
+                    const NodeTransform nt = animated_transform(take, m, g.transforms[m], t);
+                    poses[j].push_back(decompose(local_matrix(nt, rotation_part(nt)), sheared));
+                }
+            }
+        }
         // A moving joint is placed at its own samples and at its moving descendants' (a superset
         // of its parent's samples: each child's times lie in its parent's).
-        for (size_t j = joints; j-- > 0;) {
+        for (size_t j = joints; !all_rsrs && j-- > 0;) {
             if (!moving[j]) continue;
             if (moving_children[j].empty()) {
                 needed[j] = samples[j];
@@ -167,12 +190,12 @@ bool read_animations(const Document& doc, const ModelGraph& g, const LoadOptions
 
         // Parent-first: a still joint's one place, a moving joint's place at each needed time
         // (kept until its last moving child is placed) and its pose at each of its samples.
-        std::vector<Placement> still_place(joints);
-        std::vector<std::vector<Placement>> moving_place(joints);
-        std::vector<size_t> children_left(joints);
-        for (size_t j = 0; j < joints; ++j) children_left[j] = moving_children[j].size();
-        std::vector<std::vector<Transform>> poses(joints);
-        for (size_t j = 0; j < joints; ++j) {
+        const size_t placed_joints = all_rsrs ? 0 : joints;
+        std::vector<Placement> still_place(placed_joints);
+        std::vector<std::vector<Placement>> moving_place(placed_joints);
+        std::vector<size_t> children_left(placed_joints);
+        for (size_t j = 0; j < placed_joints; ++j) children_left[j] = moving_children[j].size();
+        for (size_t j = 0; !all_rsrs && j < joints; ++j) {
             const uint32_t m = g.joint_model[j];
             const int32_t p = scene.skeleton.joints[j].parent;
             const bool animated = animates_model(take, m);
