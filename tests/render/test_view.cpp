@@ -55,6 +55,7 @@ bool have_chromium() { return run_program("sh", {"-c", "command -v chromium"}).e
 
 #define REQUIRE_CHROMIUM()                                                                                    \
     do {                                                                                                      \
+        RIGPORT_SKIP_PEER_IN_SANITIZER_BUILD();                                                               \
         if (!have_chromium()) GTEST_SKIP() << "chromium not found: scripts/setup.sh installs it for this test"; \
     } while (0)
 

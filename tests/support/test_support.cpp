@@ -11,12 +11,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
+#include <string_view>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 
 namespace rigport::test {
 namespace fs = std::filesystem;
+
+bool sanitizer_build() { return std::string_view(RIGPORT_SANITIZE_BUILD).size() > 0; }
 
 fs::path corpus_dir() {
     if (const char* env = std::getenv("RIGPORT_CORPUS"); env && *env) {

@@ -62,7 +62,19 @@ extern const char* const cal3d_converter;
 bool have_cal3d_converter();
 int run_cal3d_converter(const std::filesystem::path& in, const std::filesystem::path& out);
 
+// True in the sanitizer build (RIGPORT_SANITIZE set). Tests whose time goes to a peer program
+// (Chromium, Blender, node with three.js) run in the normal build only: the peer runs none of
+// rigport's instrumented code, and the conversions they start are covered under the sanitizers by
+// the tests that run rigport on the same files.
+bool sanitizer_build();
+
 }  // namespace rigport::test
+
+#define RIGPORT_SKIP_PEER_IN_SANITIZER_BUILD()                                                         \
+    do {                                                                                           \
+        if (::rigport::test::sanitizer_build())                                                    \
+            GTEST_SKIP() << "a peer program's test: run in the normal build, not the sanitizer build"; \
+    } while (0)
 
 // Skips the current test when the corpus is absent, with a message naming the variable.
 #define RIGPORT_REQUIRE_CORPUS()                                                                 \

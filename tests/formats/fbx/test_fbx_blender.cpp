@@ -92,6 +92,7 @@ Fit calibrate(const std::vector<P3>& ours, const std::vector<P3>& blender) {
 
 TEST(FbxBlender, PosedPositionsAgreeWithBlendersImporter) {
     RIGPORT_REQUIRE_CORPUS();
+    RIGPORT_SKIP_PEER_IN_SANITIZER_BUILD();
     if (!have_blender()) GTEST_SKIP() << "blender not found: scripts/setup.sh installs it for this test";
     // Blender's importer reads binary FBX only.
     const char* names[] = {"ufbx_ufbx__blender_279_sausage_7400_binary.fbx", "ufbx_ufbx__maya_kenney_character_7700_binary.fbx",
