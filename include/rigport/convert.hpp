@@ -56,13 +56,8 @@ struct ConvertJob {
     std::vector<CompileInput> inputs;
     std::string output;
     // convert checks the output against the named inputs before reading anything; batch creates
-    // the output's folder only when there is something to write, so it checks in before_write.
+    // the output's folder only when there is something to write, so it checks just before writing.
     bool check_output_first = true;
-    // Told every file about to be written (the main output first, then its side files) after
-    // the model was read and saved in memory, before anything is written; an error stops the model
-    // as a write failure. Batch claims the paths and creates their folder here.
-    // contents[k] is what will be written to paths[k].
-    std::function<Status(const std::vector<std::string>& paths, const std::vector<std::span<const uint8_t>>& contents)> before_write = nullptr;
     // Set: the output is staged into this group instead of written (not for standard output); the
     // caller commits it, with other models' groups, in one durability step (batch).
     WriteGroup* stage_into = nullptr;

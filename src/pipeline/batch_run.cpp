@@ -11,6 +11,7 @@
 
 #include "support/thread_pool.hpp"
 #include "pipeline/batch_internal.hpp"
+#include "pipeline/convert_internal.hpp"
 
 namespace rigport {
 
@@ -108,14 +109,14 @@ Expected<BatchReport> run_batch(const BatchPlan& plan, const BatchOptions& o, co
         for (auto& c : job.companions) cj.inputs.push_back(CompileInput{{c}, {}});
         cj.output = job.output;
         cj.check_output_first = false;  // the mirrored folder is made only when there is something to write
-        cj.before_write = [&, i](const std::vector<std::string>& paths, const std::vector<std::span<const uint8_t>>& contents) -> Status {
+        auto claim_and_make_folder = [&, i](const std::vector<std::string>& paths, const std::vector<std::span<const uint8_t>>& contents) -> Status {
             if (auto st = claims.claim(i, paths, contents); !st) return st;
             return make_folder(job.output);
         };
         WriteGroup group;
         cj.stage_into = &group;
         try {
-            m.result = run_conversion(cj, options);
+            m.result = detail::run_conversion(cj, options, claim_and_make_folder);
             m.result.companions = job.companions;
         } catch (const std::exception& e) {  // out of memory: this model fails, the others go on
             m.result = ConvertResult{};

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <set>
 
+#include "pipeline/convert_internal.hpp"
 #include "rigport/report.hpp"
 
 namespace rigport {
@@ -65,7 +66,7 @@ void count(const Scene& scene, ConvertCounts& counts) {
     counts.animations = scene.animations.size();
 }
 
-ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptions& write_options) {
+ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptions& write_options, const detail::BeforeWrite& before_write) {
     ConvertResult r;
     auto failed = [&r](const Error& e, bool write_error, bool writing) {
         r.error = e;
@@ -161,11 +162,11 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     std::vector<std::string> paths{job.output};
     if (!is_stdout_path(job.output))
         for (auto& side : output->side_files) paths.push_back((std::filesystem::path(job.output).parent_path() / side.name).string());
-    if (job.before_write) {
+    if (before_write) {
         std::vector<std::span<const uint8_t>> contents{output->bytes};
         for (auto& side : output->side_files) contents.emplace_back(side.bytes);
         contents.resize(paths.size());  // standard output: the main file only
-        if (auto st = job.before_write(paths, contents); !st) return failed(st.error(), true, true);
+        if (auto st = before_write(paths, contents); !st) return failed(st.error(), true, true);
     }
     const Status written = job.stage_into && !is_stdout_path(job.output) ? job.stage_into->stage(job.output, *output, write_options)
                                                                         : write_output(job.output, *output, write_options);
@@ -182,10 +183,12 @@ size_t ConvertResult::warning_count() const {
     return read_warnings.items.size() + normal_swaps.size() + (ok() ? write_warnings.items.size() : 0);
 }
 
-ConvertResult run_conversion(const ConvertJob& job, const ConvertOptions& options) {
+ConvertResult run_conversion(const ConvertJob& job, const ConvertOptions& options) { return detail::run_conversion(job, options, nullptr); }
+
+ConvertResult detail::run_conversion(const ConvertJob& job, const ConvertOptions& options, const BeforeWrite& before_write) {
     const auto start = std::chrono::steady_clock::now();
     WriteOptions write_options;
-    ConvertResult r = convert(job, options, write_options);
+    ConvertResult r = convert(job, options, write_options, before_write);
     // Every file read, once each, in the order read (the protected list, which starts with the
     // files named).
     std::set<std::string> seen;
