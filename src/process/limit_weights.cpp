@@ -1,5 +1,5 @@
 // Influence limits: the heaviest max_influences per vertex above min_weight, renormalized
-// (docs/iqm.md §4 `vb`, §3.2 step 8: IQM keeps the 4 heaviest, renormalized).
+// (docs/iqe.md §1 `vb`, docs/iqm.md §3.2 step 8: IQM keeps the 4 heaviest, renormalized).
 #include <algorithm>
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// IQE (Inter-Quake Export, iqe.txt 2010-04-20 + `vx` 2012-01-11): the parsed document.
+// IQE (Inter-Quake Export, docs/iqe.md §1; iqe.txt 2010-04-20 + `vx` 2012-01-11): the parsed document.
 #pragma once
 
 #include <span>

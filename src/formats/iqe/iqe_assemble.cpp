@@ -1,4 +1,4 @@
-// IQE assembly (docs/iqm.md §4): what the commands read becomes the scene: the skeleton from joints
+// IQE assembly (docs/iqe.md §1): what the commands read becomes the scene: the skeleton from joints
 // and bind poses, meshes from their blocks with the deferred range checks, animations from frames.
 #include "formats/iqe/iqe_parser.hpp"
 

@@ -1,4 +1,4 @@
-// IQE reader (iqe.txt 2010-04-20 + `vx` 2012-01-11; docs/iqm.md §4, §9 rule 14): text -> Document,
+// IQE reader (iqe.txt 2010-04-20 + `vx` 2012-01-11; docs/iqe.md §1, docs/iqm.md §9 rule 14): text -> Document,
 // every command of the spec, without the reference compiler's missing checks (bugs 2 and 7).
 // The commands are read here (files of 1 MiB or more in parallel chunks: iqe_parse_chunks.cpp);
 // iqe_assemble.cpp builds the scene from them (iqe_parser.hpp).

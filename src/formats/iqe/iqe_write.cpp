@@ -1,4 +1,4 @@
-// IQE writer (iqe.txt 2010-04-20 + `vx` 2012-01-11): everything the scene holds that IQE can
+// IQE writer (docs/iqe.md §2; iqe.txt 2010-04-20 + `vx` 2012-01-11): everything the scene holds that IQE can
 // express, floats in shortest round-trip form so IQE -> scene -> IQE is exact.
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // IQE reader: one test per command on fixtures written here, expected values computed here, and
-// malformed inputs that must give a line:col error (docs/iqm.md §4, §5 bugs 2 and 7, §9 rule 14).
+// malformed inputs that must give a line:col error (docs/iqe.md §1; docs/iqm.md §5 bugs 2 and 7, §9 rule 14).
 #include <gtest/gtest.h>
 
 #include <cmath>
