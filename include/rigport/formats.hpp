@@ -106,6 +106,10 @@ struct FormatInfo {
     // The files this file is made of, as it names them (relative to its folder): a Cal3D .cfg's
     // members. A batch converts them as part of this file, not as models of their own (may be null).
     Expected<std::vector<std::string>> (*named_files)(std::span<const uint8_t> bytes) = nullptr;
+    // When these bytes are another model's side file rather than a model (a Half-Life texture
+    // file NAMEt.mdl): what it is, in a few words; null otherwise (may be null). A batch lists such
+    // files as skipped with this reason instead of converting them.
+    const char* (*side_file)(std::span<const uint8_t> bytes) = nullptr;
     // The extension of this format's animation files, which go with the mesh file of the same
     // format beside them whose stem begins theirs, the longest such stem winning (MD5: Bob.md5mesh
     // takes Bob.md5anim and Bob_walk.md5anim; docs/cli.md "Companions"); empty = none by name.

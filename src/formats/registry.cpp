@@ -165,7 +165,7 @@ std::deque<FormatInfo>& registry() {
         // ".mdl". Its textures may lie in NAMEt.mdl and its sequences in NAME01.mdl beside it,
         // read through LoadOptions::read_resource.
         FormatInfo{.name = "hlmdl", .description = "Half-Life 1 studio model (read)", .extensions = {".mdl"},
-                   .detect = &hlmdl::detect, .read = &hlmdl::read,
+                   .detect = &hlmdl::detect, .read = &hlmdl::read, .side_file = &hlmdl::side_file,
                    .holds = {.meshes = true, .skeleton = true, .skin = true, .animation = true, .materials = true, .uv_sets = 1, .normals = true}},
         // Quake 2 MD2 (docs/md2.md): magic IDP2 with version 8. Frames read as morph targets grouped
         // into 10 fps animations; written by baking every animation (skins and morphs) into frames.

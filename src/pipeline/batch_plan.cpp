@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -22,6 +23,25 @@ std::string identity(const fs::path& p) { return path_identity(p.string()); }
 // The files a model file is made of (FormatInfo::named_files: a .cfg's members), as identities,
 // and whether its format has such files. Unreadable or malformed files name nothing: converting
 // them reports why.
+// Why the file is not a model but another model's side file (FormatInfo::side_file: a Half-Life
+// NAMEt.mdl), asked of every row that reads its extension, from the file's first 4 KB; null
+// when it is none (or cannot be read: converting it reports why).
+const char* side_file_reason(const fs::path& path) {
+    const FormatInfo* with_hook = nullptr;
+    for (const FormatInfo& f : formats())
+        if (f.side_file && has_extension(path.string(), f.extensions)) with_hook = &f;
+    if (!with_hook) return nullptr;
+    std::vector<uint8_t> bytes(4096);
+    std::ifstream in(path, std::ios::binary);  // a regular file (the walk checked)
+    if (!in) return nullptr;
+    in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()));
+    const std::span<const uint8_t> head(bytes.data(), size_t(in.gcount()));
+    for (const FormatInfo& f : formats())
+        if (f.side_file && has_extension(path.string(), f.extensions))
+            if (const char* why = f.side_file(head)) return why;
+    return nullptr;
+}
+
 bool names_files(const fs::path& path) {
     const FormatInfo* f = find_format_by_extension(path.string());
     return f && f->named_files;
@@ -208,6 +228,11 @@ private:
                     plan_.protect.push_back(e.path().string());
                     continue;
                 }
+            }
+            if (const char* why = side_file_reason(e.path())) {  // read with its model, not converted alone
+                plan_.protect.push_back(e.path().string());
+                plan_.skipped.push_back({e.path().string(), why});
+                continue;
             }
             add_file(e.path(), out_dir_ / rel / fs::path(name.stem().string() + std::string(extension_)), link);
         }

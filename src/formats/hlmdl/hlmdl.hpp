@@ -55,6 +55,11 @@ inline std::array<double, 4> angle_quaternion(double x, double y, double z) {
 // "IDST" and version 10 (a texture file NAMEt.mdl has them too).
 bool detect(std::span<const uint8_t> bytes);
 
+// What the bytes are when they are another model's side file rather than a model (docs/hlmdl.md
+// "Side files"): a texture file NAMEt.mdl (IDST without bones or body parts, with textures) or a
+// sequence group file NAME01.mdl (IDSQ); null for anything else (FormatInfo::side_file).
+const char* side_file(std::span<const uint8_t> bytes);
+
 // Bones, meshes (every model of every body part), textures (embedded, else from NAMEt.mdl through
 // LoadOptions::read_resource) and sequences (group 0 from the file, others from NAME01.mdl ...).
 // Every count and offset is checked against the bytes before use; errors name the byte offset.

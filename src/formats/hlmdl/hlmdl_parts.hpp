@@ -63,6 +63,11 @@ struct TextureSet {
 };
 Expected<TextureSet> read_textures(Reader& r);
 
+// Bone controllers, hit boxes and attachments as studiomdl .qc lines in the scene's preserved
+// extension studiomdl_qc_extension (docs/hlmdl.md "Kept for the .qc"); what cannot be kept is
+// warned about, never an error.
+void keep_qc_lines(Reader& r);
+
 // Every sequence as an Animation (blend 0), NAME01.mdl ... read for groups after the first.
 Status read_sequences(Reader& r);
 

@@ -16,7 +16,19 @@
 namespace rigport::hlmdl {
 
 bool detect(std::span<const uint8_t> bytes) {
-    return bytes.size() >= 8 && detail::u32_at(bytes, 0) == magic_idst && detail::u32_at(bytes, 4) == studio_version;
+    // A sequence group file is detected too, so that reading one says what it is.
+    return bytes.size() >= 8 && (detail::u32_at(bytes, 0) == magic_idst || detail::u32_at(bytes, 0) == magic_idsq) &&
+           detail::u32_at(bytes, 4) == studio_version;
+}
+
+const char* side_file(std::span<const uint8_t> bytes) {
+    using namespace detail;
+    if (bytes.size() < 8 || u32_at(bytes, 4) != studio_version) return nullptr;
+    if (u32_at(bytes, 0) == magic_idsq) return "a Half-Life sequence group file (NAME01.mdl): it is read with the model it belongs to";
+    if (u32_at(bytes, 0) != magic_idst || bytes.size() < header_size) return nullptr;
+    if (i32_at(bytes, at_numbones) == 0 && i32_at(bytes, at_numbodyparts) == 0 && i32_at(bytes, at_numtextures) > 0)
+        return "a Half-Life texture file (NAMEt.mdl): it is read with the model it belongs to";
+    return nullptr;
 }
 
 namespace detail {
@@ -255,30 +267,17 @@ Status read_body_parts(Reader& r, const std::vector<World>& world, const Texture
 }
 
 // What the file holds that a scene has no place for: one warning each.
-void warn_unkept(Reader& r) {
-    const auto b = r.bytes;
-    struct Unkept {
-        uint32_t at;
-        const char* what;
-    };
-    for (const Unkept u : {Unkept{at_numbonecontrollers, "bone controllers (game-driven bone offsets)"}, Unkept{at_numhitboxes, "hit boxes"},
-                           Unkept{at_numattachments, "attachments"}, Unkept{at_numtransitions, "sequence transition nodes"}})
-        if (const int32_t n = i32_at(b, u.at); n > 0) r.warn(WarningCode::Ignored, fmt::format("{} {}", n, u.what), u.at);
-}
-
 }  // namespace
 
 }  // namespace detail
 
 Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options) {
     using namespace detail;
+    if (const char* what = side_file(bytes))
+        return make_error(ErrorCode::Unsupported, fmt::format("{}: convert that model (NAME.mdl beside it)", what), 0);
     if (bytes.size() < header_size)
         return malformed(bytes.size(), fmt::format("file is {} bytes, a studio model header needs {}", bytes.size(), header_size));
-    if (u32_at(bytes, 0) != magic_idst) {
-        if (u32_at(bytes, 0) == magic_idsq)
-            return make_error(ErrorCode::Unsupported, "a sequence group file (IDSQ): read the model it belongs to (NAME.mdl beside it)", 0);
-        return malformed(0, "not a studio model (no IDST magic)");
-    }
+    if (u32_at(bytes, 0) != magic_idst) return malformed(0, "not a studio model (no IDST magic)");
     if (const uint32_t v = u32_at(bytes, 4); v != studio_version)
         return make_error(ErrorCode::Unsupported, fmt::format("studio model version {} (only {}, Half-Life 1, is read)", v, studio_version), 4);
     Scene scene;
@@ -311,7 +310,7 @@ Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options)
     if (!textures) return textures.error();
     if (auto st = read_body_parts(r, world, *textures); !st) return st.error();
     if (auto st = read_sequences(r); !st) return st.error();
-    warn_unkept(r);
+    keep_qc_lines(r);
     if (r.non_finite) r.warn(WarningCode::NonFiniteValue, fmt::format("{} vertex or normal components not finite (or beyond a float's range): 0 used", r.non_finite));
     if (!scene.meshes.empty() && scene.skeleton.joints.empty()) return malformed(at_numbones, "meshes but no bones to hang them from");
     return scene;

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <set>
 
+#include "formats/common/studiomdl_qc.hpp"
 #include "formats/common/embedded_images.hpp"
 #include "formats/common/frame_budget.hpp"
 #include "model/quatd.hpp"
@@ -206,10 +207,11 @@ std::string qc_file(const std::string& file) {
 // The studiomdl .qc of a decompiled model (docs/smd.md "The .qc the writer writes"): its reference
 // as the $body, each animation SMD as a $sequence with its frame rate and looping.
 std::string qc_text(const std::string& stem, const std::string& reference,
-                    const std::vector<std::pair<const Animation*, std::string>>& sequences) {
+                    const std::vector<std::pair<const Animation*, std::string>>& sequences, std::string_view kept_lines) {
     std::string out = "// Written by rigport: the reference SMD and one $sequence per animation SMD.\n";
     fmt::format_to(std::back_inserter(out), "$modelname {}\n$cd \".\"\n$cdtexture \".\"\n", qc_quoted(stem + ".mdl"));
     fmt::format_to(std::back_inserter(out), "$body {} {}\n", qc_quoted("body"), qc_file(reference));
+    out += kept_lines;  // $controller, $hbox, $attachment of a compiled model read (docs/smd.md)
     std::set<std::string> names;
     for (size_t i = 0; i < sequences.size(); ++i) {
         const Animation& a = *sequences[i].first;
@@ -251,8 +253,11 @@ Expected<Output> write(const Scene& input, const std::string& path, const SaveOp
     }
     // A model with meshes and animations gets the .qc that compiles it (and that names its
     // animation SMDs for rigport's own reading: docs/cli.md "Companions").
-    if (!scene.meshes.empty() && !sequences.empty()) {
-        const std::string qc = qc_text(stem, std::filesystem::path(path).filename().string(), sequences);
+    std::string_view kept_lines;
+    for (const PreservedExtension& e : scene.meta.extensions)
+        if (e.name == rigport::detail::studiomdl_qc_extension) kept_lines = std::string_view(reinterpret_cast<const char*>(e.data.data()), e.data.size());
+    if (!scene.meshes.empty() && (!sequences.empty() || !kept_lines.empty())) {
+        const std::string qc = qc_text(stem, std::filesystem::path(path).filename().string(), sequences, kept_lines);
         out.side_files.push_back(OutputFile{stem + ".qc", std::vector<uint8_t>(qc.begin(), qc.end())});
     }
     return out;

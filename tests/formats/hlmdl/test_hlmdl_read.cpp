@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "formats/hlmdl/hlmdl_builder.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"
+#include "test_support.hpp"
 
 namespace rigport::test {
 namespace {
@@ -248,6 +250,86 @@ TEST(HlmdlRead, TexturesFromTheTextureFileNamedAfterTheModel) {
     EXPECT_TRUE(scene->warnings.has(WarningCode::TextureNotFound));
     EXPECT_EQ(scene->meshes.at(0).material, -1);
     EXPECT_TRUE(scene->meshes.at(0).texcoords.empty());
+}
+
+// Bone controllers, hit boxes and attachments are kept as the .qc lines that make them, and the
+// SMD writer's .qc carries them (docs/hlmdl.md "Kept for the .qc"): one of each appended to the
+// fixture, plus an attachment on a bone the model lacks (left out with a warning).
+TEST(HlmdlRead, ControllersHitBoxesAndAttachmentsReachTheQc) {
+    std::vector<uint8_t> b = hlmdl_fixture::model();
+    const uint32_t controllers_at = uint32_t(b.size()), hitboxes_at = controllers_at + 24, attachments_at = hitboxes_at + 32;
+    b.resize(attachments_at + 2 * 88, 0);
+    hlmdl_fixture::set32(b, 72, uint32_t(b.size()));
+    hlmdl_fixture::set32(b, 148, 1), hlmdl_fixture::set32(b, 152, controllers_at);
+    hlmdl_fixture::set32(b, controllers_at, 1), hlmdl_fixture::set32(b, controllers_at + 4, 0x8 | 0x8000);  // child, XR, looping
+    hlmdl_fixture::setf(b, controllers_at + 8, -30.0f), hlmdl_fixture::setf(b, controllers_at + 12, 30.5f);
+    hlmdl_fixture::set32(b, controllers_at + 20, 4);  // the mouth
+    hlmdl_fixture::set32(b, 156, 1), hlmdl_fixture::set32(b, 160, hitboxes_at);
+    hlmdl_fixture::set32(b, hitboxes_at, 0), hlmdl_fixture::set32(b, hitboxes_at + 4, 3);  // root, group 3
+    for (uint32_t k = 0; k < 6; ++k) hlmdl_fixture::setf(b, hitboxes_at + 8 + 4 * k, k < 3 ? -1.25f : 2.0f);
+    hlmdl_fixture::set32(b, 212, 2), hlmdl_fixture::set32(b, 216, attachments_at);
+    hlmdl_fixture::set32(b, attachments_at + 36, 1);  // child
+    hlmdl_fixture::setf(b, attachments_at + 40, 10.5f), hlmdl_fixture::setf(b, attachments_at + 48, -2.0f);
+    hlmdl_fixture::set32(b, attachments_at + 88 + 36, 7);  // no bone 7
+    auto scene = hlmdl::read(b, LoadOptions{});
+    ASSERT_TRUE(scene) << scene.error().to_string();
+    ASSERT_EQ(scene->meta.extensions.size(), 1u);
+    EXPECT_EQ(scene->meta.extensions[0].name, "studiomdl:qc");
+    const std::string lines(scene->meta.extensions[0].data.begin(), scene->meta.extensions[0].data.end());
+    EXPECT_EQ(lines, "$controller mouth \"child\" XR -30 30.5\n"
+                     "$hbox 3 \"root\" -1.25 -1.25 -1.25 2 2 2\n"
+                     "$attachment 0 \"child\" 10.5 0 -2\n");
+    EXPECT_TRUE(scene->warnings.has(WarningCode::Ignored));  // the attachment on bone 7
+
+    auto smd = save_output(*scene, "fixture.smd");
+    ASSERT_TRUE(smd) << smd.error().to_string();
+    const OutputFile* qc = nullptr;
+    for (auto& f : smd->side_files)
+        if (f.name == "fixture.qc") qc = &f;
+    ASSERT_NE(qc, nullptr);
+    const std::string qc_text(qc->bytes.begin(), qc->bytes.end());
+    EXPECT_NE(qc_text.find("$body \"body\" \"fixture\"\n" + lines), std::string::npos) << qc_text;
+    EXPECT_NE(qc_text.find("$sequence \"idle\""), std::string::npos) << qc_text;
+}
+
+// A texture file (IDST without bones or body parts) and a sequence group file (IDSQ) are side
+// files: read alone they are refused naming what they are, and a batch over the folder skips
+// them with that reason while the model beside it reads its textures from its NAMEt.mdl.
+TEST(HlmdlRead, TextureAndSequenceGroupFilesAreSideFilesNotModels) {
+    std::vector<uint8_t> model = hlmdl_fixture::model();
+    std::vector<uint8_t> textures = model;
+    hlmdl_fixture::set32(textures, 140, 0);  // no bones
+    hlmdl_fixture::set32(textures, 204, 0);  // no body parts
+    hlmdl_fixture::set32(model, 180, 0);     // the model holds no textures
+    std::vector<uint8_t> group(76, 0);
+    std::memcpy(group.data(), "IDSQ", 4);
+    hlmdl_fixture::set32(group, 4, 10);
+    EXPECT_EQ(hlmdl::side_file(model), nullptr);
+    ASSERT_NE(hlmdl::side_file(textures), nullptr);
+    ASSERT_NE(hlmdl::side_file(group), nullptr);
+    auto alone = load_bytes(textures, "heroT.mdl", LoadOptions{});
+    ASSERT_FALSE(alone);
+    EXPECT_EQ(alone.error().code, ErrorCode::Unsupported);
+    EXPECT_NE(alone.error().message.find("texture file"), std::string::npos) << alone.error().message;
+    auto group_alone = load_bytes(group, "hero01.mdl", LoadOptions{});
+    ASSERT_FALSE(group_alone);
+    EXPECT_NE(group_alone.error().message.find("sequence group file"), std::string::npos) << group_alone.error().message;
+
+    const auto dir = files_dir();
+    std::filesystem::create_directories(dir / "models");
+    write_bytes(dir / "models" / "hero.mdl", model);
+    write_bytes(dir / "models" / "heroT.mdl", textures);
+    write_bytes(dir / "models" / "hero01.mdl", group);
+    const RunResult r = run_cli({"batch", (dir / "models").string(), "-o", (dir / "out").string(), "--format", "glb"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(dir / "out" / "hero.glb"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "out" / "heroT.glb"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "out" / "hero01.glb"));
+    EXPECT_NE(r.err.find("heroT.mdl: a Half-Life texture file"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("hero01.mdl: a Half-Life sequence group file"), std::string::npos) << r.err;
+    auto glb = load((dir / "out" / "hero.glb").string());
+    ASSERT_TRUE(glb) << glb.error().to_string();
+    EXPECT_EQ(glb->images.size(), 1u);  // from heroT.mdl
 }
 
 }  // namespace

@@ -141,6 +141,12 @@ TEST(MdlCorpus, HalfLifeFilesStillReadAsHlmdl) {
         if (p.filename().string().find("hl1_") == std::string::npos) continue;
         ++seen;
         auto scene = load(p.string());
+        if (p.stem().string().back() == 'T') {  // a texture file: refused by the Half-Life reader, naming what it is
+            ASSERT_FALSE(scene) << p;
+            EXPECT_EQ(scene.error().code, ErrorCode::Unsupported);
+            EXPECT_NE(scene.error().message.find("Half-Life texture file"), std::string::npos) << scene.error().message;
+            continue;
+        }
         ASSERT_TRUE(scene) << p << ": " << scene.error().to_string();
         EXPECT_EQ(scene->meta.source_format, "hlmdl") << p;
     }
