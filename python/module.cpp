@@ -159,7 +159,7 @@ ConvertOptions convert_options(const py::kwargs& kw, const std::string& function
     static const std::vector<std::string> known = {"format", "scale", "rotate", "meshtrans", "force_joints", "axis", "loop_key",
                                                    "images", "convert_images", "fix_normals", "clip_end", "cal3d_dialect",
                                                    "cal3d_binary", "md3_tags", "threads", "allow_outside", "allow_missing", "force",
-                                                   "unit", "texture_path", "companions"};
+                                                   "unit", "texture_path", "companions", "frame_rate"};
     for (auto item : kw) {
         const std::string key = item.first.cast<std::string>();
         const bool batch_own = function == "batch" && (key == "format" || key == "threads");
@@ -172,6 +172,11 @@ ConvertOptions convert_options(const py::kwargs& kw, const std::string& function
     };
     ConvertOptions o;
     o.load = load_options(get("allow_outside", false), get("allow_missing", false), get("companions", true));
+    if (kw.contains("frame_rate") && !kw["frame_rate"].is_none()) {  // as --frame-rate
+        const float fps = kw["frame_rate"].cast<float>();
+        if (!std::isfinite(fps) || fps < 0.001f || fps > 10000.0f) throw py::value_error("frame_rate: must be a number in [0.001, 10000]");
+        o.load.vertex_frame_rate = fps;
+    }
     if (kw.contains("scale") && !kw["scale"].is_none()) {
         const float scale = kw["scale"].cast<float>();
         // As the CLI: the reference compiler clamps to 1e-8..1e8; a value outside is a typo.

@@ -55,8 +55,9 @@ Status line_safe(const std::string& path, const std::string& what) {
     return make_error(ErrorCode::InvalidArgument, fmt::format("{} {:?}: a path with a line break cannot go into a build file", what, path));
 }
 
-// The convert options a build file's command line cannot carry (it passes on the format, the unit
-// and the texture paths): the first one set, by its ConvertOptions name; empty when none.
+// The convert options a build file's command line cannot carry (it passes on the format, the unit,
+// the texture paths and the vertex frame rate): the first one set, by its ConvertOptions name;
+// empty when none.
 std::string option_not_passed_on(const ConvertOptions& o) {
     const TransformOptions t;
     const bool transformed = o.transform.scale != t.scale || o.transform.rotate_degrees != t.rotate_degrees || o.transform.meshtrans != t.meshtrans;
@@ -65,8 +66,7 @@ std::string option_not_passed_on(const ConvertOptions& o) {
         {o.force, "force"}, {o.axis != GltfOptions::AxisMode::Bake, "axis"}, {o.loop_key, "loop_key"},
         {o.images.mode != ImageOptions::Mode::Auto, "images.mode"}, {o.images.convert, "images.convert"},
         {o.cal3d.dialect != Cal3dOptions::Dialect::Imvu919, "cal3d.dialect"}, {o.cal3d.binary, "cal3d.binary"}, {!o.md3.tags.empty(), "md3.tags"},
-        {o.load.allow_outside, "load.allow_outside"}, {o.load.allow_missing, "load.allow_missing"}, {o.load.resample_curves, "load.resample_curves"},
-        {o.load.vertex_frame_rate != 0.0f, "load.vertex_frame_rate"}};
+        {o.load.allow_outside, "load.allow_outside"}, {o.load.allow_missing, "load.allow_missing"}, {o.load.resample_curves, "load.resample_curves"}};
     for (auto& [on, name] : set)
         if (on) return name;
     return {};
@@ -77,7 +77,7 @@ std::string option_not_passed_on(const ConvertOptions& o) {
 Expected<NinjaFile> ninja_text(const BatchPlan& plan, const BatchOptions& o, const std::string& rigport_binary) {
     if (const std::string option = option_not_passed_on(o.convert); !option.empty())
         return make_error(ErrorCode::InvalidArgument,
-                          fmt::format("convert.{} is set, and a build file's commands pass on only the format, the unit and the texture paths", option));
+                          fmt::format("convert.{} is set, and a build file's commands pass on only the format, the unit, the texture paths and the frame rate", option));
     if (auto st = prepare_batch(plan, o); !st) return st.error();
     for (auto& [what, path] : {std::pair<std::string, std::string>{o.names.build_file, o.build_file}, {"the rigport binary", rigport_binary}})
         if (auto st = line_safe(path, what); !st) return st.error();
@@ -93,6 +93,7 @@ Expected<NinjaFile> ninja_text(const BatchPlan& plan, const BatchOptions& o, con
     // (Ninja may run elsewhere), quoted as the inputs are.
     const std::string& unit = o.convert.unit;
     std::string common_args = unit.empty() ? "" : " --unit " + unit;
+    if (o.convert.load.vertex_frame_rate != 0.0f) common_args += fmt::format(" --frame-rate {}", o.convert.load.vertex_frame_rate);
     for (auto& dir : o.convert.images.texture_paths) {
         if (auto st = line_safe(dir, fmt::format("the {} folder", o.names.texture_paths)); !st) return st.error();
         common_args += " --texture-path " + ninja_shell_quoted(absolute_path(dir));

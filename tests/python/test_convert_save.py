@@ -18,6 +18,7 @@ CONVERT_CASES = [
     (["gltf/SimpleSkin.gltf"], "out.joe", {"format": "joe"}, ["--format", "joe"]),
     (["fbx/ufbx_ufbx__maya_kenney_character_7700_binary.fbx"], "out.glb", {"unit": "keep"}, ["--unit", "keep"]),
     (["fbx/ufbx_ufbx__maya_kenney_character_7700_binary.fbx"], "out.smd", {"unit": "m"}, ["--unit", "m"]),
+    (["md2/assimp_assimp__faerie.md2"], "out.iqe", {"frame_rate": 24}, ["--frame-rate", "24"]),
 ]
 
 
@@ -54,6 +55,8 @@ def test_convert_refuses_bad_options(corpus, tmp_path):
         rigport.convert(src, tmp_path / "x.iqm", colour=True)
     with pytest.raises(ValueError, match="furlong"):
         rigport.convert(src, tmp_path / "x.iqm", unit="furlong")
+    with pytest.raises(ValueError, match="frame_rate"):
+        rigport.convert(src, tmp_path / "x.iqm", frame_rate=0)
     with pytest.raises(rigport.Error) as e:
         rigport.convert(src, tmp_path / "x.unknown")
     assert e.value.code == "invalid argument"

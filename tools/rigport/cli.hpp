@@ -78,6 +78,7 @@ struct LoadFlags {
     bool allow_missing = false;  // a missing part a model names is a warning, left out
     bool resample = false;       // FBX curves sampled at 30 keys per second besides their keys
     bool no_companions = false;  // a mesh file is read alone, without the animation files beside it
+    float frame_rate = 0.0f;     // MD2, MD3, Quake MDL: frames per second; 0 = the format's own
     void add_to(CLI::App* command) {
         add_no_companions(command, no_companions);
         command->add_flag("--allow-outside", allow_outside,
@@ -87,12 +88,18 @@ struct LoadFlags {
         command->add_flag("--resample", resample,
                           "FBX: sample animation curves at 30 keys per second as well as at their keys (FBX interpolates Euler "
                           "angles and cubic keys between keys; rigport's keys are exact at the file's keys either way)");
+        command->add_option("--frame-rate", frame_rate,
+                            "MD2, MD3, Quake MDL: the rate their frames play at, in frames per second (default: the format's own, "
+                            "MD2 and MDL 10, MD3 15; docs/formats.md \"Vertex animation\")")
+            ->type_name("FPS")
+            ->check(CLI::Range(0.001f, 10000.0f));
     }
     LoadOptions load_options() const {
         LoadOptions o;
         o.allow_outside = allow_outside;
         o.allow_missing = allow_missing;
         o.resample_curves = resample;
+        o.vertex_frame_rate = frame_rate;
         o.companions = !no_companions;
         return o;
     }

@@ -449,6 +449,28 @@ TEST(Md2Write, LongClipNamesKeepTheirFrameNumbers) {
 
 // ---- reading: hand-made files -------------------------------------------------------------------------
 
+// --frame-rate on the command line sets the rate the frames play at (an IQE keeps it as its
+// framerate); without it the file plays at Quake 2's 10; outside (0, 10000] is a usage error.
+TEST(Md2Read, FrameRateFromTheCommandLine) {
+    auto out = save_output(make_sample_scene(), "sample.md2");
+    ASSERT_TRUE(out);
+    const auto dir = files_dir();
+    write_bytes(dir / "sample.md2", out->bytes);
+    for (const auto& [args, rate] : {std::pair<std::vector<std::string>, float>{{"--frame-rate", "24"}, 24.0f}, {{}, 10.0f}}) {
+        std::vector<std::string> cmd = {"convert", (dir / "sample.md2").string(), "-o", (dir / "sample.iqe").string(), "--force"};
+        cmd.insert(cmd.end(), args.begin(), args.end());
+        RunResult r = run_cli(cmd);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        auto back = load((dir / "sample.iqe").string());
+        ASSERT_TRUE(back) << back.error().to_string();
+        ASSERT_FALSE(back->animations.empty());
+        EXPECT_FLOAT_EQ(back->animations[0].frame_rate, rate);
+    }
+    RunResult zero = run_cli({"convert", (dir / "sample.md2").string(), "-o", (dir / "x.iqe").string(), "--frame-rate", "0"});
+    EXPECT_EQ(zero.exit_code, 1) << zero.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "x.iqe"));
+}
+
 TEST(Md2Read, FrameRateOptionAndHostileHeaders) {
     auto out = save_output(make_sample_scene(), "sample.md2");
     ASSERT_TRUE(out);
