@@ -80,4 +80,21 @@ std::string numbered_frame_name(const std::string& clip, uint32_t number, uint32
     return clip.substr(0, keep) + std::to_string(number);
 }
 
+Expected<BakedFrames> bake_within_frame_limit(const Scene& scene, float frame_rate, uint32_t max_frames, std::string_view engine,
+                                              std::string_view per, std::string_view limit) {
+    BakeOptions bake;
+    bake.frame_rate = frame_rate;
+    bake.max_frames = max_frames;  // a longer animation is refused here, with the engine's limit named
+    auto baked = bake_frames(scene, bake);
+    if (!baked) {
+        if (baked.error().code != ErrorCode::LimitExceeded) return baked.error();
+        return make_error(ErrorCode::Unsupported, fmt::format("the animations need more than {} frames at {} per second: {} loads at most {} per {} ({}); {}",
+                                                              max_frames, frame_rate, engine, max_frames, per, limit, baked.error().message));
+    }
+    if (baked->frames.size() > max_frames)
+        return make_error(ErrorCode::Unsupported, fmt::format("{} frames at {} per second: {} loads at most {} per {} ({})", baked->frames.size(),
+                                                              frame_rate, engine, max_frames, per, limit));
+    return baked;
+}
+
 }  // namespace rigport::detail

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "rigport/error.hpp"
+#include "rigport/process.hpp"
 #include "rigport/scene.hpp"
 
 namespace rigport::detail {
@@ -44,5 +46,11 @@ void add_frame_animations(Scene& scene, const std::vector<FrameGroup>& groups, u
 // shortened (by the same amount for all of its `count` frames) and the frame number kept, so the
 // frames still group by name when read; `truncated` is set when a name was shortened.
 std::string numbered_frame_name(const std::string& clip, uint32_t number, uint32_t count, size_t room, bool& truncated);
+
+// The scene baked into frames at frame_rate (bake_frames), at most max_frames of them; more is
+// refused as Unsupported naming the engine's limit, e.g. engine "Quake 2", per "MD2", limit
+// "MAX_FRAMES": "... Quake 2 loads at most 512 per MD2 (MAX_FRAMES)".
+Expected<BakedFrames> bake_within_frame_limit(const Scene& scene, float frame_rate, uint32_t max_frames, std::string_view engine,
+                                              std::string_view per, std::string_view limit);
 
 }  // namespace rigport::detail

@@ -117,22 +117,9 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
     if (height > max_skin_height)
         warn(options, WarningCode::ReaderDifference, fmt::format("skin height {}: Quake 2 refuses skins taller than {}", height, max_skin_height));
 
-    BakeOptions bake;
-    bake.frame_rate = frame_rate;
-    bake.max_frames = max_frames;  // a longer animation is refused below, with the limit named
-    auto baked = bake_frames(scene, bake);
-    if (!baked) {
-        if (baked.error().code == ErrorCode::LimitExceeded)
-            return make_error(ErrorCode::Unsupported,
-                              fmt::format("the animations need more than {} frames at {} per second: Quake 2 loads at most {} per MD2 "
-                                          "(MAX_FRAMES); {}",
-                                          max_frames, frame_rate, max_frames, baked.error().message));
-        return baked.error();
-    }
+    auto baked = rigport::detail::bake_within_frame_limit(scene, frame_rate, max_frames, "Quake 2", "MD2", "MAX_FRAMES");
+    if (!baked) return baked.error();
     const std::vector<BakedFrame>& frames = baked->frames;
-    if (frames.size() > max_frames)
-        return make_error(ErrorCode::Unsupported,
-                          fmt::format("{} frames at {} per second: Quake 2 loads at most {} per MD2 (MAX_FRAMES)", frames.size(), frame_rate, max_frames));
 
     // Names: the clip's name and the frame's number, within 15 bytes and a NUL.
     std::vector<std::string> names(frames.size());

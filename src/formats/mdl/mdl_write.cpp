@@ -134,22 +134,9 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
     if (vertices == 0) return make_error(ErrorCode::Unsupported, "the meshes have no vertices: Quake refuses an MDL without any");
     if (triangles == 0) return make_error(ErrorCode::Unsupported, "the meshes have no triangles: Quake refuses an MDL without any");
 
-    BakeOptions bake;
-    bake.frame_rate = frame_rate;
-    bake.max_frames = max_frames;  // a longer animation is refused below, with the limit named
-    auto baked = bake_frames(scene, bake);
-    if (!baked) {
-        if (baked.error().code == ErrorCode::LimitExceeded)
-            return make_error(ErrorCode::Unsupported,
-                              fmt::format("the animations need more than {} frames at {} per second: GLQuake loads at most {} per MDL "
-                                          "(MAXALIASFRAMES); {}",
-                                          max_frames, frame_rate, max_frames, baked.error().message));
-        return baked.error();
-    }
+    auto baked = rigport::detail::bake_within_frame_limit(scene, frame_rate, max_frames, "GLQuake", "MDL", "MAXALIASFRAMES");
+    if (!baked) return baked.error();
     const std::vector<BakedFrame>& frames = baked->frames;
-    if (frames.size() > max_frames)
-        return make_error(ErrorCode::Unsupported, fmt::format("{} frames at {} per second: GLQuake loads at most {} per MDL (MAXALIASFRAMES)",
-                                                              frames.size(), frame_rate, max_frames));
 
     std::vector<std::string> names(frames.size());
     bool truncated = false;
