@@ -54,9 +54,15 @@ launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 generator=()
 if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
-echo "== fuzz build: $build (clang++-14, address,undefined, fuzzer)"
-cmake -S "$root" -B "$build" "${generator[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_COMPILER=clang++-14 -DRIGPORT_FUZZ=ON -DRIGPORT_TESTS=OFF -DRIGPORT_SANITIZE=address,undefined >/dev/null
+# A build folder configured with RIGPORT_FUZZ and the sanitizers already (scripts/test.sh's
+# build-asan/, a shared library) is used as it is; any other is configured here.
+if grep -q '^RIGPORT_FUZZ:BOOL=ON$' "$build/CMakeCache.txt" 2>/dev/null && grep -q '^RIGPORT_SANITIZE:STRING=address,undefined$' "$build/CMakeCache.txt"; then
+  echo "== fuzz build: $build (configured already)"
+else
+  echo "== fuzz build: $build (clang++-14, address,undefined, fuzzer)"
+  cmake -S "$root" -B "$build" "${generator[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_COMPILER=clang++-14 -DRIGPORT_FUZZ=ON -DRIGPORT_TESTS=OFF -DRIGPORT_SANITIZE=address,undefined >/dev/null
+fi
 cmake --build "$build" --target "${targets[@]}" -j "$(nproc)"
 
 # ---- seeds -----------------------------------------------------------------------------------
