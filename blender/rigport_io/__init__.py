@@ -31,7 +31,7 @@ def menu_import(self, context):
         self.layout.label(text=f"rigport: {rows}")
         return
     # One entry per format that reads, from rigport's registry; each opens the same operator.
-    for text, glob in registry.import_entries(rows):
+    for text, glob in registry.import_entries(rows, registry.archives(rigport_path(context))):
         op = self.layout.operator(IMPORT_SCENE_OT_rigport.bl_idname, text=text)
         op.filter_glob = glob
 

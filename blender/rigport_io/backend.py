@@ -127,12 +127,18 @@ def info(path, pref_path="", allow_missing=False, allow_outside=False):
     return _run(exe, args)
 
 
-def formats(pref_path=""):
-    """The registry's rows, as `rigport formats --json` lists them (docs/formats.md)."""
+def registry(pref_path=""):
+    """The registry as `rigport formats --json` prints it: its format rows ("formats") and the
+    archives of models it opens ("archives"; docs/formats.md)."""
     exe = find_binary(pref_path)
     if exe is None:
         mod = _module()
         if mod is None or not hasattr(mod, "formats"):
             raise RigportError(NOT_FOUND)
-        return mod.formats()["formats"]
-    return _run(exe, ["formats", "--json"])["formats"]
+        return mod.formats()
+    return _run(exe, ["formats", "--json"])
+
+
+def formats(pref_path=""):
+    """The registry's rows, as `rigport formats --json` lists them (docs/formats.md)."""
+    return registry(pref_path)["formats"]

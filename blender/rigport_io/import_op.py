@@ -67,7 +67,8 @@ class IMPORT_SCENE_OT_rigport(bpy.types.Operator, ImportHelper):
     def invoke(self, context, event):
         if not self.filter_glob:
             try:
-                self.filter_glob = registry.import_glob(registry.rows(rigport_path(context)))
+                pref = rigport_path(context)
+                self.filter_glob = registry.import_glob(registry.rows(pref), registry.archives(pref))
             except backend.RigportError:
                 self.filter_glob = "*"
         return ImportHelper.invoke(self, context, event)
@@ -84,9 +85,10 @@ class IMPORT_SCENE_OT_rigport(bpy.types.Operator, ImportHelper):
         return [os.path.join(bpy.path.abspath(self.directory), n) for n in names]
 
     def models(self, pref):
-        """The rigport inputs of each model to import (a .jpk without member: each model member)."""
+        """The rigport inputs of each model to import (an archive such as a .jpk without member:
+        each model member)."""
         inputs = self.inputs()
-        if len(inputs) != 1 or registry.extension_of(inputs[0]) != registry.PACK_EXTENSION:
+        if len(inputs) != 1 or registry.extension_of(inputs[0]) not in registry.archive_extensions(registry.archives(pref)):
             return [inputs]
         if self.member:
             return [[f"{inputs[0]}:{self.member}"]]

@@ -5,18 +5,30 @@ import os
 
 from . import backend
 
-# VDrift JPK packs are archives of models, not a model format: no registry row (docs/joe.md).
-PACK_EXTENSION = ".jpk"
-
 _CACHE = {}
 
 
-def rows(pref_path=""):
-    """The registry's rows (dicts as `rigport formats --json` prints them), read once per rigport."""
+def _registry(pref_path):
+    """`rigport formats --json`, read once per rigport."""
     exe = backend.find_binary(pref_path) or ""
     if exe not in _CACHE:
-        _CACHE[exe] = backend.formats(pref_path)
+        _CACHE[exe] = backend.registry(pref_path)
     return _CACHE[exe]
+
+
+def rows(pref_path=""):
+    """The registry's rows (dicts as `rigport formats --json` prints them)."""
+    return _registry(pref_path)["formats"]
+
+
+def archives(pref_path=""):
+    """The archives of models rigport opens (a VDrift JPK pack: ARCHIVE:MEMBER names a model in
+    one), as `rigport formats --json` lists them under "archives"."""
+    return _registry(pref_path).get("archives", [])
+
+
+def archive_extensions(archives):
+    return {e for a in archives for e in a["extensions"]}
 
 
 def _members(rows):
@@ -44,13 +56,15 @@ def _menu_rows(rows, can):
     return shown
 
 
-def import_entries(rows):
-    """(menu text, file filter) per File > Import entry; a format made of files lists them too."""
+def import_entries(rows, archives=()):
+    """(menu text, file filter) per File > Import entry; a format made of files lists them too,
+    and each archive of models gets one."""
     entries = []
     for r in _menu_rows(rows, "read"):
         exts = list(r["extensions"]) + [e for e in r["member_extensions"] if e not in r["extensions"]]
         entries.append((_label(r, exts), ";".join("*" + e for e in exts)))
-    entries.append((f"VDrift JPK pack via rigport ({PACK_EXTENSION})", "*" + PACK_EXTENSION))
+    for a in archives:
+        entries.append((f"{a['description']} via rigport ({', '.join(a['extensions'])})", ";".join("*" + e for e in a["extensions"])))
     return entries
 
 
@@ -65,8 +79,8 @@ def export_entries(rows):
     return [(_label(r, [export_extension(r)]), export_extension(r)) for r in _menu_rows(rows, "write")]
 
 
-def import_glob(rows):
-    return ";".join(glob for _, glob in import_entries(rows))
+def import_glob(rows, archives=()):
+    return ";".join(glob for _, glob in import_entries(rows, archives))
 
 
 def export_glob(rows):

@@ -164,6 +164,7 @@ bool register_format(FormatInfo format);
 // model inside one is named as ARCHIVE:MEMBER (docs/cli.md "Inputs"). One row per archive format.
 struct ArchiveInfo {
     std::string_view name;                     // "jpk"
+    std::string_view description;              // "VDrift JPK pack": menus and `rigport formats`
     std::vector<std::string_view> extensions;  // lower case, with the dot: ".jpk"
     // Why a batch skips one, after "skipped PATH: ": what it is and how to name a member instead.
     std::string_view not_expanded;

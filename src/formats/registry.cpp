@@ -247,6 +247,7 @@ const FormatInfo* detect_format(std::span<const uint8_t> bytes, std::string_view
 const std::vector<ArchiveInfo>& archives() {
     static const std::vector<ArchiveInfo> list = {
         ArchiveInfo{.name = "jpk",
+                    .description = "VDrift JPK pack",
                     .extensions = {".jpk"},
                     .not_expanded = "a JPK pack is not expanded (convert a member as PACK.jpk:MEMBER)",
                     .split_member_path = &split_jpk_member_path,

@@ -56,7 +56,12 @@ std::string formats_json() {
                             {"single_file_extension", std::string(f.single_file_extension)},
                             {"writer_options", strings(f.writer_options)}});
     }
-    return Json{{"formats", rows}}.dump(2, ' ', false, Json::error_handler_t::replace);
+    // Archives of models (a VDrift JPK pack): no format row, but callers that list files by
+    // extension (the Blender add-on's import menu) take them from here too.
+    Json packs = Json::array();
+    for (const ArchiveInfo& a : archives())
+        packs.push_back(Json{{"name", std::string(a.name)}, {"description", std::string(a.description)}, {"extensions", strings(a.extensions)}});
+    return Json{{"formats", rows}, {"archives", packs}}.dump(2, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace rigport

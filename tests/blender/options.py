@@ -39,8 +39,12 @@ def menus_from_registry():
     """The add-on's menus, filters and orderings come from `rigport formats --json`: every row
     that reads is importable by its extensions, every export entry is a row that writes."""
     from rigport_io import registry
-    rows = rigport("formats")["formats"]
+    printed = rigport("formats")
+    rows = printed["formats"]
     check(registry.rows() == rows, "the add-on reads the registry rigport prints")
+    check(registry.archives() == printed["archives"], "the add-on reads the archives rigport prints")
+    check(("VDrift JPK pack via rigport (.jpk)", "*.jpk") in registry.import_entries(rows, registry.archives()),
+          "each archive of models is importable")
     globs = ";".join(glob for _, glob in registry.import_entries(rows)).split(";")
     for r in rows:
         if r["read"]:

@@ -136,6 +136,13 @@ TEST(Registry, FormatsJsonListsEveryRow) {
     for (const char* field : {"\"holds\"", "\"member_extensions\"", "\"animation_only_extensions\"", "\"single_file_extension\"",
                               "\"writer_options\"", "\"texture_files\"", "\"read\"", "\"write\""})
         EXPECT_NE(run.out.find(field), std::string::npos) << field;
+    // The archives of models after the rows, from archives() (the add-on's import menu lists them).
+    const size_t packs = run.out.find("\"archives\": [");
+    ASSERT_NE(packs, std::string::npos);
+    for (const ArchiveInfo& a : archives()) {
+        EXPECT_NE(run.out.find("\"name\": \"" + std::string(a.name) + "\"", packs), std::string::npos) << a.name;
+        EXPECT_NE(run.out.find("\"description\": \"" + std::string(a.description) + "\"", packs), std::string::npos) << a.name;
+    }
 }
 
 // No code outside src/formats/ compares a model format's name or extension: it asks the row
