@@ -31,7 +31,9 @@ int64_t Document::id(std::string_view kind, size_t index, size_t sub) {
 
 Node& Document::object(const std::string& type, int64_t object_id, const std::string& name, const std::string& cls, const std::string& subclass) {
     ++counts[type];
-    return objects.add(type, {i64(object_id), object_name(name, cls), str(subclass)});
+    Node& n = objects.add(type, {i64(object_id), object_name(name, cls), str(subclass)});
+    n.scope = true;
+    return n;
 }
 
 void Document::connect(int64_t child, int64_t parent) { connections.add("C", {str("OO"), i64(child), i64(parent)}); }

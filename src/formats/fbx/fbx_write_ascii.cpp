@@ -107,8 +107,8 @@ private:
             if (i) out_ += ", ";
             value(n, n.values[i], depth);
         }
-        if (!n.children.empty() || n.values.empty()) {
-            out_ += n.values.empty() ? " {\n" : " {\n";
+        if (!n.children.empty() || n.values.empty() || n.scope) {
+            out_ += " {\n";
             for (const Node& c : n.children) node(c, depth + 1);
             indent(depth);
             out_ += '}';

@@ -63,7 +63,7 @@ private:
         for (const Node& c : n.children) node(c);
         // The FBX SDK ends a record's child list with a null record, and writes one for a record
         // with neither values nor children too (an empty Properties70).
-        if (!n.children.empty() || n.values.empty()) null_record();
+        if (!n.children.empty() || n.values.empty() || n.scope) null_record();
         patch(at, out_.size());
     }
 

@@ -40,11 +40,14 @@ struct Node {
     std::string name;
     std::vector<Value> values;
     std::vector<Node> children;
+    // Written as a scope ({ } in ASCII, a null record in binary) even without children: every
+    // object is one, and readers such as assimp refuse an object without it (an empty layer).
+    bool scope = false;
 
     // A child with these values, returned for its own children (a reference valid until the
     // next add on this node).
     Node& add(std::string child_name, std::vector<Value> child_values = {}) {
-        children.push_back(Node{std::move(child_name), std::move(child_values), {}});
+        children.push_back(Node{std::move(child_name), std::move(child_values), {}, false});
         return children.back();
     }
 };

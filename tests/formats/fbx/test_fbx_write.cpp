@@ -139,3 +139,21 @@ TEST(FbxWrite, EulerKeysAreUnwrapped) {
     EXPECT_EQ(curves, 3u);
     expect_fbx_round_trip(as_fbx_axes(s), read_fbx(bytes));
 }
+
+// The CLI: --fbx-ascii writes text, --fbx-version is checked before any input is read (exit 1).
+TEST(FbxWrite, CliOptions) {
+    const auto dir = files_dir();
+    ASSERT_TRUE(save(make_sample_scene(), (dir / "in.iqm").string()));
+    const auto bad = run_cli({"convert", (dir / "in.iqm").string(), "-o", (dir / "bad.fbx").string(), "--fbx-version", "7300"});
+    EXPECT_EQ(bad.exit_code, 1) << bad.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "bad.fbx"));
+    const auto ascii = run_cli({"convert", (dir / "in.iqm").string(), "-o", (dir / "a.fbx").string(), "--fbx-ascii", "-q"});
+    ASSERT_EQ(ascii.exit_code, 0) << ascii.err;
+    const auto text = read_bytes(dir / "a.fbx");
+    EXPECT_EQ(std::string(text.begin(), text.begin() + 22), "; FBX 7.4.0 project fi");
+    const auto wide = run_cli({"convert", (dir / "in.iqm").string(), "-o", (dir / "w.fbx").string(), "--fbx-version", "7700", "-q"});
+    ASSERT_EQ(wide.exit_code, 0) << wide.err;
+    const auto bytes = read_bytes(dir / "w.fbx");
+    ASSERT_GT(bytes.size(), 27u);
+    EXPECT_EQ(bytes[23] | bytes[24] << 8, 7700);
+}

@@ -55,13 +55,15 @@ inline std::string ufbx_missing() {
     return {};
 }
 
-// Runs the probe on one file (once per file per test run).
-inline const UfbxScene& ufbx_read(const fs::path& file) {
+// Runs the probe on one file (once per file per test run), its output going to `work` (a fresh
+// files_dir() when empty, which empties the test's temp_dir(): a test whose file lies there names
+// another folder).
+inline const UfbxScene& ufbx_read(const fs::path& file, const fs::path& work = {}) {
     static std::map<fs::path, UfbxScene> cache;
     auto found = cache.find(file);
     if (found != cache.end()) return found->second;
     UfbxScene& out = cache[file];
-    const fs::path dir = files_dir();
+    const fs::path dir = work.empty() ? files_dir() : work;
     const fs::path json = dir / "ufbx.json", err = dir / "ufbx.err";
     const std::string cmd = std::string("'") + RIGPORT_UFBX_PROBE + "' '" + file.string() + "' > '" + json.string() + "' 2> '" + err.string() + "'";
     if (std::system(cmd.c_str()) != 0) {
