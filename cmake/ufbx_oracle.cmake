@@ -8,7 +8,8 @@ else()
   get_filename_component(_ufbx_default "${CMAKE_CURRENT_SOURCE_DIR}/../shared/peers/ufbx" ABSOLUTE)
 endif()
 set(RIGPORT_UFBX_DIR "${_ufbx_default}" CACHE PATH "ufbx's sources (ufbx.c, ufbx.h) for the FBX oracle test")
-set(_ufbx_test ${CMAKE_CURRENT_SOURCE_DIR}/tests/formats/fbx/test_fbx_ufbx.cpp)
+# The oracle tests: the reader against the corpus, the writer's files.
+set(_ufbx_test ${CMAKE_CURRENT_SOURCE_DIR}/tests/formats/fbx/test_fbx_ufbx.cpp ${CMAKE_CURRENT_SOURCE_DIR}/tests/formats/fbx/test_fbx_write_oracles.cpp)
 if(RIGPORT_SANITIZE)
   set(_ufbx_missing "sanitizer build: the ufbx probe is built in the normal build only")
 elseif(NOT EXISTS "${RIGPORT_UFBX_DIR}/ufbx.c" OR NOT EXISTS "${RIGPORT_UFBX_DIR}/ufbx.h")
@@ -23,7 +24,7 @@ else()
   add_dependencies(rigport_tests ufbx_probe)
   set(_ufbx_missing "")
 endif()
-# Only the oracle test's own file sees where the probe is (the other test files keep their flags).
+# Only the oracle tests' own files see where the probe is (the other test files keep their flags).
 if(_ufbx_missing)
   message(STATUS "ufbx oracle: not built (${_ufbx_missing}); the ufbx test will skip")
   set_source_files_properties(${_ufbx_test} PROPERTIES COMPILE_DEFINITIONS "RIGPORT_UFBX_PROBE=\"\";RIGPORT_UFBX_MISSING=\"${_ufbx_missing}\"")

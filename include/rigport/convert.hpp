@@ -48,6 +48,7 @@ struct ConvertOptions {
     ImageOptions images;                 // --images, --convert-images
     Cal3dOptions cal3d;                  // --cal3d-dialect, --cal3d-binary
     Md3Options md3;                      // --md3-tags
+    FbxOptions fbx;                      // --fbx-ascii, --fbx-version
     uint32_t threads = 0;                // --threads: one model's compile and write; 0 = every core
 };
 

@@ -173,6 +173,15 @@ struct Md3Options {
     std::vector<std::string> tags;
 };
 
+// FBX writer options (docs/fbx.md "Writing FBX").
+struct FbxOptions {
+    // ASCII FBX text instead of binary.
+    bool ascii = false;
+    // The FBX version written: 7400 (FBX 2014/2015, what Blender, Unity and Unreal write), 7500 or
+    // 7700 (64-bit record offsets in binary files). Any other number is refused (InvalidArgument).
+    uint32_t version = 7400;
+};
+
 struct SaveOptions {
     std::string format;  // registry name; empty = from the output extension
     // IQM: write joints (with names) even for a file without meshes (the compiler's -j).
@@ -184,6 +193,7 @@ struct SaveOptions {
     Cal3dOptions cal3d;
     JoeOptions joe;
     Md3Options md3;
+    FbxOptions fbx;
     // The output's unit of length (docs/units.md). Empty: the format's own, metres for the formats
     // that define one (glTF, IQM: FormatInfo::metres_per_unit) and the source's numbers for the rest;
     // "keep": the source's numbers whatever the format; a unit name ("m", "cm", "inch" ...: see

@@ -32,6 +32,9 @@ Expected<Cal3dOptions::Dialect> parse_cal3d_dialect_word(std::string_view word, 
 // empty name between commas or a name given twice is refused.
 Expected<std::vector<std::string>> parse_md3_tags_word(std::string_view word, std::string_view name = "md3_tags");
 
+// "7400", "7500" or "7700" (FbxOptions::version: the FBX versions the writer writes).
+Expected<uint32_t> parse_fbx_version_word(std::string_view word, std::string_view name = "fbx_version");
+
 // "X,Y,Z" as three finite numbers (or one number Z when single_means_z: the reference compiler's
 // -t Z, docs/iqm.md); nothing for anything else.
 std::optional<Vec3> parse_vec3_word(std::string_view text, bool single_means_z);

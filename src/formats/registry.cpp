@@ -140,14 +140,16 @@ std::deque<FormatInfo>& registry() {
                    .read = &obj::read, .write = &obj::write, .compiler_source = true,
                    .holds = {.meshes = true, .colours = true, .materials = true, .uv_sets = 1, .colour_sets = 1, .normals = true},
                    .texture_files = TextureFiles::every_material},
+        // Autodesk FBX (docs/fbx.md): binary by its magic, ASCII by its header; reads 5.x to 7.x,
+        // writes binary 7.4 (ASCII with --fbx-ascii; 7.5 / 7.7 with --fbx-version). The unit is
+        // the scene's (FBX says it in GlobalSettings), so nothing is scaled on the way out.
+        FormatInfo{.name = "fbx", .description = "Autodesk FBX: reads 5.x to 7.x (binary or ASCII), writes binary or ASCII 7.4 / 7.5 / 7.7",
+                   .extensions = {".fbx"}, .detect = &fbx::detect, .read = &fbx::read, .write = &fbx::write,
+                   .holds = {.meshes = true, .skeleton = true, .skin = true, .animation = true, .morphs = true, .morph_animation = true,
+                             .colours = true, .materials = true, .uv_sets = FormatHolds::any_uv_sets, .normals = true, .joint_scales = true},
+                   .texture_files = TextureFiles::every_material, .writer_options = {"--fbx-ascii", "--fbx-version"}},
         // VDrift JOE v3 (docs/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
         // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
-        // Autodesk FBX (docs/fbx.md): binary by its magic, ASCII by its header; 5.x to 7.x, read only.
-        FormatInfo{.name = "fbx", .description = "Autodesk FBX 5.x to 7.x (binary or ASCII): meshes, materials, skeleton, skins; read only",
-                   .extensions = {".fbx"}, .detect = &fbx::detect, .read = &fbx::read,
-                   .holds = {.meshes = true, .skeleton = true, .skin = true, .animation = true, .morphs = true, .morph_animation = true,
-                             .colours = true, .materials = true, .uv_sets = FormatHolds::any_uv_sets, .normals = true, .tangents = true,
-                             .joint_scales = true}},
         FormatInfo{.name = "joe", .description = "VDrift JOE v3 static mesh (frames as morph targets)", .extensions = {".joe"},
                    .detect = &joe::detect, .read = &joe::read, .write = &single_file<&joe::write>, .validate = &joe::validate,
                    .stored_parts = &joe::stored_parts,

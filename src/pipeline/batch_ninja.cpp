@@ -66,6 +66,7 @@ std::string option_not_passed_on(const ConvertOptions& o) {
         {o.force, "force"}, {o.axis != GltfOptions::AxisMode::Bake, "axis"}, {o.loop_key, "loop_key"},
         {o.images.mode != ImageOptions::Mode::Auto, "images.mode"}, {o.images.convert, "images.convert"},
         {o.cal3d.dialect != Cal3dOptions::Dialect::Imvu919, "cal3d.dialect"}, {o.cal3d.binary, "cal3d.binary"}, {!o.md3.tags.empty(), "md3.tags"},
+        {o.fbx.ascii, "fbx.ascii"}, {o.fbx.version != FbxOptions{}.version, "fbx.version"},
         {o.load.allow_outside, "load.allow_outside"}, {o.load.allow_missing, "load.allow_missing"}, {o.load.resample_curves, "load.resample_curves"}};
     for (auto& [on, name] : set)
         if (on) return name;

@@ -127,6 +127,7 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     save_options.joe.force = o.force;
     save_options.cal3d = o.cal3d;
     save_options.md3 = o.md3;
+    save_options.fbx = o.fbx;
     ImageOptions images = o.images;
     const bool gltf_out = o.format->holds_images;
     // Images the inputs hold (a .glb's textures) go inside a glTF or beside the output; standard

@@ -68,6 +68,13 @@ Expected<std::vector<std::string>> parse_md3_tags_word(std::string_view word, st
     return tags;
 }
 
+Expected<uint32_t> parse_fbx_version_word(std::string_view word, std::string_view name) {
+    if (word == "7400") return 7400u;
+    if (word == "7500") return 7500u;
+    if (word == "7700") return 7700u;
+    return refused(name, word, "7400, 7500 or 7700");
+}
+
 // "X,Y,Z" (or a single number when single_means_z: the reference compiler's -t Z) -> finite floats.
 std::optional<Vec3> parse_vec3_word(std::string_view text, bool single_means_z) {
     std::vector<float> values;

@@ -1,7 +1,7 @@
 // libFuzzer target for every writer (docs/fuzzing.md): the input is read as any format (content
 // first, then as .gltf JSON; side files refused), and the scene is written as every format that
 // writes one file (IQM, IQE, GLB, .gltf with the buffer embedded, the ten Cal3D file types in a
-// dialect the input picks, JOE). A writer may refuse a scene it cannot hold; a file it writes
+// dialect the input picks, JOE, FBX). A writer may refuse a scene it cannot hold; a file it writes
 // must read back.
 #include <cstdint>
 #include <span>
@@ -19,14 +19,14 @@ constexpr Target targets[] = {
     {"iqm", "out.iqm"},       {"iqe", "out.iqe"},       {"glb", "out.glb"},       {"gltf", "out.gltf"},
     {"cal3d-csf", "out.csf"}, {"cal3d-cmf", "out.cmf"}, {"cal3d-caf", "out.caf"}, {"cal3d-crf", "out.crf"},
     {"cal3d-cpf", "out.cpf"}, {"cal3d-xsf", "out.xsf"}, {"cal3d-xmf", "out.xmf"}, {"cal3d-xaf", "out.xaf"},
-    {"cal3d-xrf", "out.xrf"}, {"cal3d-xpf", "out.xpf"}, {"joe", "out.joe"},
+    {"cal3d-xrf", "out.xrf"}, {"cal3d-xpf", "out.xpf"}, {"joe", "out.joe"},       {"fbx", "out.fbx"},
 };
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rigport::LoadOptions options = fuzz::load_options();
-    options.max_elements = 1u << 16;  // fifteen writers per input
+    options.max_elements = 1u << 16;  // sixteen writers per input
     options.max_frames = 1024;
     options.read_resource = [](const std::string& uri) -> rigport::Expected<std::vector<uint8_t>> {
         return rigport::make_error(rigport::ErrorCode::NotFound, "'" + uri + "': side files are not read here");

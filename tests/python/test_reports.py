@@ -91,4 +91,5 @@ def test_formats_equals_cli_json(cli):
     assert got == cli_json(cli, "formats", "--json")
     rows = {r["name"]: r for r in got["formats"]}
     assert rows["cal3d"]["member_extensions"] and ".caf" in rows["cal3d-caf"]["animation_only_extensions"]
-    assert rows["gltf"]["single_file_extension"] == ".glb" and not rows["fbx"]["write"]
+    assert rows["gltf"]["single_file_extension"] == ".glb" and not rows["hlmdl"]["write"]
+    assert rows["fbx"]["write"] and rows["fbx"]["writer_options"] == ["--fbx-ascii", "--fbx-version"]

@@ -35,6 +35,8 @@ struct ConvertArgs {
     std::string cal3d_dialect = "imvu";   // Cal3D output: imvu | 1100 | 1301
     bool cal3d_binary = false;            // Cal3D .cfg output: binary side files
     std::string md3_tags;                 // MD3 output: joints written as tags, JOINT,...
+    bool fbx_ascii = false;               // FBX output: ASCII text instead of binary
+    std::string fbx_version = "7400";     // FBX output: 7400, 7500 or 7700
     bool fix_normals = false;     // VDrift's normal swap where its heuristic fires (jpk.hpp)
     bool force = false;           // replace a read-only output; JOE: write beyond VDrift's limits
     bool quiet = false;           // -q: no warnings (errors still print)
@@ -135,11 +137,13 @@ Expected<ModelOptions> model_options(const ConvertArgs& a) {
                              take(parse_image_mode_word(a.images, "--images"), o.images.mode), a.textures.check(),
                              take(parse_clip_end_word(a.clip_end, "--clip-end"), o.clip_end),
                              take(parse_cal3d_dialect_word(a.cal3d_dialect, "--cal3d-dialect"), o.cal3d.dialect),
-                             take(parse_md3_tags_word(a.md3_tags, "--md3-tags"), o.md3.tags)})
+                             take(parse_md3_tags_word(a.md3_tags, "--md3-tags"), o.md3.tags),
+                             take(parse_fbx_version_word(a.fbx_version, "--fbx-version"), o.fbx.version)})
         if (!st) return st.error();
     o.images.convert = a.convert_images;
     o.images.texture_paths = a.textures.paths;
     o.cal3d.binary = a.cal3d_binary;
+    o.fbx.ascii = a.fbx_ascii;
     if (a.json && is_stdout_path(a.output))
         return usage_error("--json prints on standard output, where -o - streams the model: use one of them");
     if (!a.depfile.empty() && (is_stdout_path(a.output) || is_stdout_path(a.depfile)))
@@ -269,6 +273,9 @@ Verb add_convert(CLI::App& app) {
     sub->add_flag("--cal3d-binary", args->cal3d_binary, "Cal3D .cfg output: binary side files (.csf .cmf .crf .caf .cpf) instead of XML");
     sub->add_option("--md3-tags", args->md3_tags,
                     "MD3 output: joints written as tags, JOINT,... (at most 16; each frame stores the joint's world transform)");
+    sub->add_flag("--fbx-ascii", args->fbx_ascii, "FBX output: ASCII text instead of binary");
+    sub->add_option("--fbx-version", args->fbx_version,
+                    "FBX output: 7400 (default: FBX 7.4, what Blender, Unity and Unreal write), 7500 or 7700 (64-bit record offsets)");
     sub->add_option("--threads", args->threads,
                     "Threads for this model's compile and write (default 0: every core); the output is the same for any N");
     sub->add_flag("-v,--verbose", args->verbose, "Print every warning (one line each, none folded or held back) and a summary of what was written");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 
 #include "rigport/error.hpp"
 #include "rigport/io.hpp"
@@ -13,5 +14,7 @@ namespace rigport::fbx {
 
 bool detect(std::span<const uint8_t> bytes);
 Expected<Scene> read(std::span<const uint8_t> bytes, const LoadOptions& options);
+// Binary (or, with SaveOptions::fbx.ascii, ASCII) FBX 7.4, 7.5 or 7.7 (docs/fbx.md "Writing FBX").
+Expected<Output> write(const Scene& scene, const std::string& path, const SaveOptions& options);
 
 }  // namespace rigport::fbx

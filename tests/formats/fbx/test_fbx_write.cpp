@@ -1,0 +1,159 @@
+// The FBX writer read back by rigport's own FBX reader (docs/fbx.md "Writing FBX"): a skinned,
+// animated, blend-shaped scene comes back the same within the tolerances of fbx_write_checks.hpp,
+// in every version and encoding the writer offers, and the bytes are the same on every run.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "fbx_write_checks.hpp"
+#include "formats/fbx/fbx_document.hpp"
+#include "rigport/formats.hpp"
+#include "test_support.hpp"
+
+using namespace rigport;
+using namespace rigport::test;
+
+namespace {
+
+std::vector<uint8_t> write_fbx(const Scene& scene, uint32_t version = 7400, bool ascii = false) {
+    SaveOptions o;
+    o.fbx.version = version;
+    o.fbx.ascii = ascii;
+    auto bytes = save_bytes(scene, "out.fbx", o);
+    EXPECT_TRUE(bytes) << bytes.error().to_string();
+    return bytes ? *bytes : std::vector<uint8_t>{};
+}
+
+Scene read_fbx(const std::vector<uint8_t>& bytes) {
+    auto scene = load_bytes(bytes, "out.fbx");
+    EXPECT_TRUE(scene) << scene.error().to_string();
+    return scene ? std::move(*scene) : Scene{};
+}
+
+}  // namespace
+
+TEST(FbxWrite, RegistryRowWritesFbx) {
+    const FormatInfo* f = find_format("fbx");
+    ASSERT_NE(f, nullptr);
+    EXPECT_NE(f->write, nullptr);
+    EXPECT_EQ(find_format_by_extension("x.fbx"), f);
+}
+
+// Binary 7.4: the magic, version and the FBX SDK's footer; arrays above 128 bytes deflated.
+TEST(FbxWrite, BinaryHeaderFooterAndDeflatedArrays) {
+    const auto bytes = write_fbx(fbx_write_scene());
+    ASSERT_GT(bytes.size(), 200u);
+    EXPECT_EQ(std::memcmp(bytes.data(), "Kaydara FBX Binary  \0\x1a\0", 23), 0);
+    EXPECT_EQ(bytes[23] | bytes[24] << 8, 7400);
+    static const uint8_t magic[16] = {0xf8, 0x5a, 0x8c, 0x6a, 0xde, 0xf5, 0xd9, 0x7e, 0xec, 0xe9, 0x0c, 0xe3, 0x75, 0x8f, 0x29, 0x0b};
+    EXPECT_EQ(std::memcmp(bytes.data() + bytes.size() - 16, magic, 16), 0);
+    auto doc = fbx::parse_binary(bytes, {});
+    ASSERT_TRUE(doc) << doc.error().to_string();
+    const fbx::Node* objects = doc->root.child("Objects");
+    ASSERT_NE(objects, nullptr);
+    const fbx::Node* geometry = objects->child("Geometry");
+    ASSERT_NE(geometry, nullptr);
+    const fbx::Node* vertices = geometry->child("Vertices");
+    ASSERT_NE(vertices, nullptr);
+    EXPECT_EQ(vertices->properties[0].type, 'd');
+    // The vertex array (about 250 x 3 doubles) is stored deflated: the file is smaller than it.
+    EXPECT_GT(vertices->properties[0].count * 8, 4000u);
+}
+
+TEST(FbxWrite, SkinnedAnimatedSceneReadsBackTheSame) {
+    const Scene source = fbx_write_scene();
+    const Scene back = read_fbx(write_fbx(source));
+    expect_fbx_round_trip(as_fbx_axes(source), back);
+}
+
+TEST(FbxWrite, AsciiAnd64BitVersionsReadBackTheSame) {
+    const Scene source = fbx_write_scene();
+    const Scene expected = as_fbx_axes(source);
+    for (auto [version, ascii] : {std::pair{7400u, true}, {7500u, false}, {7700u, false}, {7700u, true}}) {
+        SCOPED_TRACE(std::to_string(version) + (ascii ? " ascii" : " binary"));
+        const auto bytes = write_fbx(source, version, ascii);
+        const Scene back = read_fbx(bytes);
+        EXPECT_EQ(back.meta.source_version, version);
+        expect_fbx_round_trip(expected, back);
+    }
+}
+
+TEST(FbxWrite, RefusesOtherVersions) {
+    SaveOptions o;
+    o.fbx.version = 7300;
+    auto bytes = save_bytes(fbx_write_scene(), "out.fbx", o);
+    ASSERT_FALSE(bytes);
+    EXPECT_EQ(bytes.error().code, ErrorCode::InvalidArgument);
+}
+
+// The same scene gives the same bytes (ids from the scene's order, a fixed creation time).
+TEST(FbxWrite, SameSceneSameBytes) {
+    const Scene s = fbx_write_scene();
+    EXPECT_EQ(write_fbx(s), write_fbx(s));
+    EXPECT_EQ(write_fbx(s, 7400, true), write_fbx(s, 7400, true));
+}
+
+// A scene in centimetres says so (UnitScaleFactor 1), and reads back at that unit.
+TEST(FbxWrite, UnitScaleFactorIsTheScenesUnit) {
+    Scene s = fbx_write_scene();
+    s.meta.unit_scale = 0.01f;
+    const Scene back = read_fbx(write_fbx(s));
+    EXPECT_NEAR(back.meta.unit_scale, 0.01, 1e-9);
+    // --unit m scales the numbers by save_output and says metres.
+    SaveOptions o;
+    o.unit = "m";
+    auto bytes = save_bytes(s, "out.fbx", o);
+    ASSERT_TRUE(bytes);
+    const Scene metres = read_fbx(*bytes);
+    EXPECT_NEAR(metres.meta.unit_scale, 1.0, 1e-9);
+    EXPECT_NEAR(metres.meshes[0].positions[0][1], as_fbx_axes(s).meshes[0].positions[0][1] * 0.01, 1e-7);
+}
+
+// Rotation keys that go round more than half a turn: the Euler curves never jump by 360 degrees.
+TEST(FbxWrite, EulerKeysAreUnwrapped) {
+    Scene s = make_sample_scene();
+    s.meta.up = UpAxis::Y;
+    s.animations.resize(1);
+    Animation& a = s.animations[0];
+    a.tracks.clear();
+    JointTrack r;
+    r.joint = 1;
+    r.channel = Channel::Rotation;
+    for (int i = 0; i <= 16; ++i) {
+        const double angle = i * 0.5;  // radians about Y: past 360 degrees in 16 steps
+        r.times.push_back(float(i) / 8.0f);
+        r.values.insert(r.values.end(), {0.0f, float(std::sin(angle / 2)), 0.0f, float(std::cos(angle / 2))});
+    }
+    a.tracks.push_back(r);
+    const auto bytes = write_fbx(s);
+    auto doc = fbx::parse_binary(bytes, {});
+    ASSERT_TRUE(doc);
+    size_t curves = 0;
+    for (const fbx::Node& n : doc->root.child("Objects")->children) {
+        if (n.name != "AnimationCurve") continue;
+        std::vector<double> v;
+        ASSERT_TRUE(n.child("KeyValueFloat")->numbers_of(v));
+        for (size_t i = 1; i < v.size(); ++i) EXPECT_LT(std::fabs(v[i] - v[i - 1]), 30.0) << "key " << i;
+        ++curves;
+    }
+    EXPECT_EQ(curves, 3u);
+    expect_fbx_round_trip(as_fbx_axes(s), read_fbx(bytes));
+}
+
+// The CLI: --fbx-ascii writes text, --fbx-version is checked before any input is read (exit 1).
+TEST(FbxWrite, CliOptions) {
+    const auto dir = files_dir();
+    ASSERT_TRUE(save(make_sample_scene(), (dir / "in.iqm").string()));
+    const auto bad = run_cli({"convert", (dir / "in.iqm").string(), "-o", (dir / "bad.fbx").string(), "--fbx-version", "7300"});
+    EXPECT_EQ(bad.exit_code, 1) << bad.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "bad.fbx"));
+    const auto ascii = run_cli({"convert", (dir / "in.iqm").string(), "-o", (dir / "a.fbx").string(), "--fbx-ascii", "-q"});
+    ASSERT_EQ(ascii.exit_code, 0) << ascii.err;
+    const auto text = read_bytes(dir / "a.fbx");
+    EXPECT_EQ(std::string(text.begin(), text.begin() + 22), "; FBX 7.4.0 project fi");
+    const auto wide = run_cli({"convert", (dir / "in.iqm").string(), "-o", (dir / "w.fbx").string(), "--fbx-version", "7700", "-q"});
+    ASSERT_EQ(wide.exit_code, 0) << wide.err;
+    const auto bytes = read_bytes(dir / "w.fbx");
+    ASSERT_GT(bytes.size(), 27u);
+    EXPECT_EQ(bytes[23] | bytes[24] << 8, 7700);
+}
