@@ -53,7 +53,7 @@ def menus_from_registry():
         row = registry.row_for(rows, "x" + ext)
         check(row is not None and row["write"], f"export entry {text!r}: {ext} is a format rigport writes")
     exts = [ext for _, ext in registry.export_entries(rows)]
-    check(".glb" in exts and ".cfg" in exts and ".fbx" not in exts, f"export entries {exts}")
+    check(".glb" in exts and ".cfg" in exts and ".fbx" in exts and ".md2" in exts, f"export entries {exts}")
     check({".md5anim", ".caf"} <= registry.animation_only_extensions(rows), "animation-only extensions from the rows")
     cfg = registry.row_for(rows, "x.cfg")
     check("--cal3d-dialect" in cfg["writer_options"], "the .cfg row lists its writer options")
@@ -124,7 +124,7 @@ def options(models, corpus, golden):
     expect_error(lambda: export_selected(locked), "locked.iqm", "read-only target")
     with open(locked, "rb") as f:
         check(f.read() == b"keep", "read-only target kept its bytes")
-    expect_error(lambda: export_selected(os.path.join(models, "x.fbx")), ".fbx", "unknown extension")
+    expect_error(lambda: export_selected(os.path.join(models, "x.zzz")), ".zzz", "unknown extension")
     bpy.ops.object.select_all(action='DESELECT')
     expect_error(lambda: bpy.ops.export_scene.rigport(filepath=os.path.join(models, "y.iqm")),
                  "Select", "nothing selected")

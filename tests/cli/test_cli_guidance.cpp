@@ -197,7 +197,7 @@ TEST(CliGuidance, ExitCodesFollowTheTableInEveryVerb) {
         {{"render", fbx, "-o", (dir / "o.png").string()}, 3},
         {{"view", fbx, "-o", (dir / "o.html").string()}, 3},
         {{"batch", fbx, "-o", (dir / "b3").string(), "--format", "glb", "-q"}, 3},
-        {{"convert", good, "-o", (dir / "o.fbx").string()}, 3},  // no FBX writer
+        {{"convert", good, "-o", (dir / "o.vta").string()}, 3},  // no VTA writer (SMD morphs)
         // 2: read errors.
         {{"info", missing}, 2},
         {{"validate", missing}, 2},
