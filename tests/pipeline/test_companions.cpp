@@ -110,7 +110,8 @@ TEST(Companions, BatchTakesTheSmdsTheQcNamesAndNoneWithoutAQc) {
     auto r = run_cli({"batch", in.string(), "-o", (dir / "out").string(), "--format", "glb", "-q", "--report", (dir / "r.json").string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(files_with(dir / "out/hero", ".glb"), (std::vector<std::string>{"hero_ref.glb", "prop.glb", "prop_pulse.glb", "prop_wave.glb"}));
-    EXPECT_EQ(animation_names(dir / "out/hero/hero_ref.glb"), (std::set<std::string>{"hero_ref_wave", "hero_ref_pulse"}));
+    // Named as the .qc names them: "idle" by its $sequence, the $animation a_pulse by the sequence "pulse" that plays it.
+    EXPECT_EQ(animation_names(dir / "out/hero/hero_ref.glb"), (std::set<std::string>{"idle", "pulse"}));
     EXPECT_EQ(animation_names(dir / "out/hero/prop.glb"), std::set<std::string>{});
     EXPECT_EQ(files_with(dir / "out/noqc", ".glb"), (std::vector<std::string>{"villain.glb", "villain_pulse.glb", "villain_wave.glb"}));
     EXPECT_EQ(animation_names(dir / "out/noqc/villain.glb"), std::set<std::string>{});

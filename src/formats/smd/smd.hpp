@@ -51,5 +51,19 @@ Expected<Output> write(const Scene& scene, const std::string& path, const SaveOp
 // A studiomdl .qc's model: the files of its $body, $model and $bodygroup lines (meshes) and of its
 // $sequence and $animation lines (animations, with every later word that could name a file).
 ModelList read_qc(std::span<const uint8_t> bytes);
+// A .qc's $sequence and $animation lines: the name, the files named (".smd" added as studiomdl
+// adds it), `fps N` (0 when not given) and `loop`.
+struct QcSequence {
+    std::string name;
+    std::vector<std::string> files;
+    float fps = 0;
+    bool loop = false;
+};
+std::vector<QcSequence> read_qc_sequences(std::span<const uint8_t> bytes);
+// An animation SMD read alone names its animation as the .qc beside it does (docs/smd.md "A .qc
+// beside the SMDs"): the .qc is looked for by the SMD's own name (LoadOptions::source_name) cut
+// at each '_' from the right ("man_walk.smd" -> "man.qc", as the writer names them), read through
+// LoadOptions::read_resource; the $sequence naming this file gives the name, fps and loop.
+void apply_qc_sequence(Animation& anim, const LoadOptions& options);
 
 }  // namespace rigport::smd

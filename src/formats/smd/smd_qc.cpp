@@ -2,6 +2,9 @@
 // reference files of its $body, $model and $bodygroup lines and the animation files of its
 // $sequence and $animation lines. Only these are looked at; studiomdl's other commands are skipped.
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <cctype>
 #include <string>
 #include <string_view>
@@ -124,6 +127,86 @@ ModelList read_qc(std::span<const uint8_t> bytes) {
         }
     }
     return list;
+}
+
+std::vector<QcSequence> read_qc_sequences(std::span<const uint8_t> bytes) {
+    struct Directive {
+        bool animation = false;  // $animation NAME FILE: a sequence that names NAME takes it
+        QcSequence entry;
+        std::vector<std::string> words;  // every later word, as written
+    };
+    std::vector<Directive> found;
+    Directive* current = nullptr;
+    size_t argument = 0;
+    bool fps_next = false;
+    QcTokens tokens(bytes);
+    std::string_view token;
+    bool quoted = false;
+    while (tokens.next(token, quoted)) {
+        if (!quoted && !token.empty() && token.front() == '$') {
+            const bool sequence = equal_ci(token, "$sequence"), animation = equal_ci(token, "$animation");
+            current = sequence || animation ? &found.emplace_back() : nullptr;
+            if (current) current->animation = animation;
+            argument = 0;
+            fps_next = false;
+            continue;
+        }
+        if (!current) continue;
+        ++argument;
+        if (argument == 1) {
+            current->entry.name = std::string(token);
+        } else if (fps_next) {
+            const double fps = std::strtod(std::string(token).c_str(), nullptr);
+            if (std::isfinite(fps) && fps > 0 && fps <= 10000) current->entry.fps = float(fps);
+            fps_next = false;
+        } else if (!quoted && equal_ci(token, "fps")) {
+            fps_next = true;
+        } else if (!quoted && equal_ci(token, "loop")) {
+            current->entry.loop = true;
+        } else {
+            current->words.emplace_back(token);
+            if (auto name = file_name(token); !name.empty()) current->entry.files.push_back(std::move(name));
+        }
+    }
+    // `$animation a_walk "walk_file"` then `$sequence walk a_walk`: the file plays as the sequence
+    // "walk" (Source's studiomdl), with the sequence's fps and loop where the animation gives none.
+    for (const Directive& d : found) {
+        if (d.animation) continue;
+        for (const std::string& word : d.words)
+            for (Directive& a : found)
+                if (a.animation && equal_ci(a.entry.name, word)) {
+                    a.entry.name = d.entry.name;
+                    a.entry.loop = a.entry.loop || d.entry.loop;
+                    if (a.entry.fps == 0) a.entry.fps = d.entry.fps;
+                }
+    }
+    std::vector<QcSequence> out;
+    for (Directive& d : found) out.push_back(std::move(d.entry));
+    return out;
+}
+
+void apply_qc_sequence(Animation& anim, const LoadOptions& options) {
+    if (!options.read_resource || options.source_name.empty()) return;
+    const std::string own = std::filesystem::path(options.source_name).filename().string();
+    const std::string stem = std::filesystem::path(own).stem().string();
+    for (size_t cut = stem.rfind('_'); cut != std::string::npos && cut > 0; cut = stem.rfind('_', cut - 1)) {
+        auto qc = options.read_resource(stem.substr(0, cut) + ".qc");
+        if (!qc) continue;
+        for (const QcSequence& seq : read_qc_sequences(*qc))
+            for (const std::string& file : seq.files)
+                if (equal_ci(std::filesystem::path(file).filename().string(), own)) {
+                    if (!seq.name.empty()) anim.name = seq.name;
+                    anim.loop = anim.loop || seq.loop;
+                    if (seq.fps > 0 && seq.fps != anim.frame_rate) {  // the keys move to the sequence's rate
+                        const float scale = anim.frame_rate / seq.fps;
+                        for (auto& t : anim.tracks)
+                            for (float& time : t.times) time *= scale;
+                        anim.frame_rate = seq.fps;
+                    }
+                    return;
+                }
+        return;  // the first .qc found decides
+    }
 }
 
 }  // namespace rigport::smd

@@ -271,6 +271,7 @@ std::optional<Error> Parser::build_animation() {
             anim.tracks.push_back(std::move(track));
         }
     }
+    apply_qc_sequence(anim, options_);  // its $sequence name, fps and loop from the .qc beside it
     scene_.animations.push_back(std::move(anim));
     scene_.meta.dialect = "animation";
     return std::nullopt;

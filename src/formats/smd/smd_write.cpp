@@ -101,8 +101,9 @@ void Writer::prepare() {
     for (auto& a : scene_.animations) {
         const float rate = sampling_rate(a);
         if (rate != frame_rate)
-            warn(WarningCode::ReaderDifference, fmt::format("animation '{}': {} fps is not stored (SMD has no frame rate; studiomdl and readers assume {}: "
-                                                            "give the $sequence fps {})", a.name, rate, frame_rate, rate));
+            warn(WarningCode::ReaderDifference, fmt::format("animation '{}': {} fps is not stored in the SMD (SMD has no frame rate; readers of the SMD "
+                                                            "alone assume {}; the .qc written beside a model says $sequence fps {})",
+                                                            a.name, rate, frame_rate, rate));
     }
 }
 

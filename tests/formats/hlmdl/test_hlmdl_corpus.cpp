@@ -175,8 +175,9 @@ TEST(HlmdlCorpus, TheTextureFileIsFoundByTheModelsOwnFileName) {
 }
 
 // man.mdl -> man.smd (reference) + man_<sequence>.smd + man.qc; rigport reads man.smd back with
-// the animations the .qc names: the same joints (names, parents), the same sequences (as
-// man_<name>, the files' names) with the same frame counts, and the first frame's pose the same.
+// the animations the .qc names: the same joints (names, parents), the same sequences (named as
+// the .qc's $sequence lines name them) with the same frame counts, rates and looping, and the
+// first frame's pose the same.
 TEST(HlmdlCorpus, ManDecompilesToSmdAndQcThatReadBack) {
     RIGPORT_REQUIRE_CORPUS();
     const fs::path corpus_model = corpus_dir() / "mdl" / "assimp_assimp__hl1_man.mdl";
@@ -209,9 +210,11 @@ TEST(HlmdlCorpus, ManDecompilesToSmdAndQcThatReadBack) {
     ASSERT_EQ(back->animations.size(), source->animations.size());
     for (size_t i = 0; i < source->animations.size(); ++i) {
         const Animation& a = source->animations[i];
-        auto it = std::find_if(back->animations.begin(), back->animations.end(), [&](const Animation& b) { return b.name == "man_" + a.name; });
+        auto it = std::find_if(back->animations.begin(), back->animations.end(), [&](const Animation& b) { return b.name == a.name; });
         ASSERT_NE(it, back->animations.end()) << a.name;
         EXPECT_EQ(it->frame_count, a.frame_count) << a.name;
+        EXPECT_FLOAT_EQ(it->frame_rate, a.frame_rate) << a.name;
+        EXPECT_EQ(it->loop, a.loop) << a.name;
     }
     EXPECT_EQ(back->triangle_count(), source->triangle_count());
     const double size = std::max(1.0, largest_coordinate(mesh_positions(*source)));

@@ -101,6 +101,16 @@ TEST(SmdWrite, SampleRoundTrip) {
     ASSERT_EQ(back->animations.size(), 1u);
     const Animation& wave = sample.animations[0];
     ASSERT_EQ(back->animations[0].frame_count, wave.frame_count);
+    // Its name, rate and looping from the $sequence of sample.qc beside it, not from its file name.
+    EXPECT_EQ(back->animations[0].name, "wave");
+    EXPECT_FLOAT_EQ(back->animations[0].frame_rate, sampling_rate(wave));
+    EXPECT_EQ(back->animations[0].loop, wave.loop);
+    // Without the .qc: named after its file, at SMD's 30 frames per second.
+    fs::remove(dir / "sample.qc");
+    auto alone = load((dir / "sample_wave.smd").string());
+    ASSERT_TRUE(alone) << alone.error().to_string();
+    EXPECT_EQ(alone->animations.at(0).name, "");
+    EXPECT_FLOAT_EQ(alone->animations.at(0).frame_rate, 30.0f);
     for (uint32_t f = 0; f < wave.frame_count; ++f) {
         const auto ws = world_matrices(sample.skeleton, frame_pose(sample.skeleton, wave, f));
         const auto wb = world_matrices(back->skeleton, frame_pose(back->skeleton, back->animations[0], f));
