@@ -20,28 +20,26 @@ using pipeline::path_identity;
 
 std::string identity(const fs::path& p) { return path_identity(p.string()); }
 
-// The files a model file is made of (FormatInfo::named_files: a .cfg's members), as identities,
-// and whether its format has such files. Unreadable or malformed files name nothing: converting
-// them reports why.
 // Why the file is not a model but another model's side file (FormatInfo::side_file: a Half-Life
 // NAMEt.mdl), asked of every row that reads its extension, from the file's first 4 KB; null
 // when it is none (or cannot be read: converting it reports why).
 const char* side_file_reason(const fs::path& path) {
-    const FormatInfo* with_hook = nullptr;
-    for (const FormatInfo& f : formats())
-        if (f.side_file && has_extension(path.string(), f.extensions)) with_hook = &f;
-    if (!with_hook) return nullptr;
+    auto asks = [&](const FormatInfo& f) { return f.side_file && has_extension(path.string(), f.extensions); };
+    if (std::none_of(formats().begin(), formats().end(), asks)) return nullptr;
     std::vector<uint8_t> bytes(4096);
     std::ifstream in(path, std::ios::binary);  // a regular file (the walk checked)
     if (!in) return nullptr;
     in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()));
     const std::span<const uint8_t> head(bytes.data(), size_t(in.gcount()));
     for (const FormatInfo& f : formats())
-        if (f.side_file && has_extension(path.string(), f.extensions))
+        if (asks(f))
             if (const char* why = f.side_file(head)) return why;
     return nullptr;
 }
 
+// The files a model file is made of (FormatInfo::named_files: a .cfg's members), as identities,
+// and whether its format has such files. Unreadable or malformed files name nothing: converting
+// them reports why.
 bool names_files(const fs::path& path) {
     const FormatInfo* f = find_format_by_extension(path.string());
     return f && f->named_files;

@@ -266,7 +266,6 @@ Status read_body_parts(Reader& r, const std::vector<World>& world, const Texture
     return Ok{};
 }
 
-// What the file holds that a scene has no place for: one warning each.
 }  // namespace
 
 }  // namespace detail
