@@ -236,7 +236,10 @@ Status read_body_parts(Reader& r, const std::vector<World>& world, const Texture
         for (int32_t m = 0; m < nummodels; ++m) {
             ModelArrays model;
             model.at = uint64_t(modelindex) + uint64_t(m) * model_size;
+            // The name studiomdl stored is the reference SMD's path as the .qc gave it
+            // ("../../shared_references/triangle"): its file name is the model's name.
             model.name = name_at(b, model.at, 64);
+            if (const size_t slash = model.name.find_last_of("/\\"); slash != std::string::npos) model.name.erase(0, slash + 1);
             if (model.name.empty()) model.name = fmt::format("{}_{}", part, m);
             const int32_t nummesh = i32_at(b, model.at + 72), meshindex = i32_at(b, model.at + 76);
             model.numverts = i32_at(b, model.at + 80);

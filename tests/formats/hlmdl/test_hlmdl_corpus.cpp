@@ -84,6 +84,8 @@ TEST(HlmdlCorpus, EveryModelReadsAndAgreesWithAssimpInfo) {
         auto scene = load(here.string());
         ASSERT_TRUE(scene) << scene.error().to_string();
         EXPECT_EQ(scene->meta.source_format, "hlmdl");
+        // Mesh names from the models' file names, without the folders studiomdl stored with them.
+        for (auto& m : scene->meshes) EXPECT_EQ(m.name.find_first_of("/\\"), std::string::npos) << m.name;
         auto theirs = assimp_info(here);
         ASSERT_TRUE(theirs.count("Faces")) << "assimp info read nothing";
         EXPECT_EQ(long(scene->triangle_count()), theirs["Faces"]);
