@@ -24,11 +24,12 @@ else()
   add_dependencies(rigport_tests ufbx_probe)
   set(_ufbx_missing "")
 endif()
-# Only the oracle tests' own files see where the probe is (the other test files keep their flags).
+# Only the oracle tests' own files see where the probe is (the other test files keep their flags);
+# appended, so they keep the tree's paths (RIGPORT_SOURCE_DIR ...) when they use them.
 if(_ufbx_missing)
   message(STATUS "ufbx oracle: not built (${_ufbx_missing}); the ufbx test will skip")
-  set_source_files_properties(${_ufbx_test} PROPERTIES COMPILE_DEFINITIONS "RIGPORT_UFBX_PROBE=\"\";RIGPORT_UFBX_MISSING=\"${_ufbx_missing}\"")
+  set_property(SOURCE ${_ufbx_test} APPEND PROPERTY COMPILE_DEFINITIONS "RIGPORT_UFBX_PROBE=\"\"" "RIGPORT_UFBX_MISSING=\"${_ufbx_missing}\"")
 else()
   message(STATUS "ufbx oracle: ufbx_probe from ${RIGPORT_UFBX_DIR}")
-  set_source_files_properties(${_ufbx_test} PROPERTIES COMPILE_DEFINITIONS "RIGPORT_UFBX_PROBE=\"$<TARGET_FILE:ufbx_probe>\";RIGPORT_UFBX_MISSING=\"\"")
+  set_property(SOURCE ${_ufbx_test} APPEND PROPERTY COMPILE_DEFINITIONS "RIGPORT_UFBX_PROBE=\"$<TARGET_FILE:ufbx_probe>\"" "RIGPORT_UFBX_MISSING=\"\"")
 endif()

@@ -44,6 +44,21 @@ inline Scene fbx_write_scene() {
     return s;
 }
 
+// The test scene as three.js's FBXLoader and Blender's importer play it: neither applies a blend
+// shape channel's DeformPercent outside an animation (FBXLoader 0.187 keeps it as initialWeight and
+// never applies it: weights start at 0; Blender's importer sets it as the shape key's value, which
+// the channel's action then drives under every clip), and both read DeformPercent keys as linear
+// (KeyAttrFlags' constant keys are not read). So the smile starts at weight 0 and its weight clip
+// is linear; the skin, the joint clips, the offsets and their animation are the scene's.
+inline Scene fbx_write_scene_for_players() {
+    Scene s = fbx_write_scene();
+    for (Mesh& m : s.meshes)
+        for (MorphTarget& t : m.morph_targets) t.default_weight = 0;
+    for (Animation& a : s.animations)
+        for (MorphWeightTrack& w : a.morph_tracks) w.interpolation = Interpolation::Linear;
+    return s;
+}
+
 // The scene as FBX holds it: Y up, counter-clockwise (what the writer converts to).
 inline Scene as_fbx_axes(Scene s) {
     convert_to_y_up(s);

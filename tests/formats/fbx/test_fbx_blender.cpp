@@ -4,6 +4,7 @@
 // into its own and scales by the file's unit: the rest pose calibrates that (the axis-aligned
 // rotation and the scale that fit best), then every posed time must agree within 1e-4 of the
 // model's size (keys are compared at their own times, where cubic and linear readings agree).
+// The FBX writer's files are read the same way (docs/fbx.md "Writing FBX"), all in one Blender run.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -11,9 +12,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
+#include "fbx_write_checks.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/io.hpp"
+#include "rigport/report.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -150,5 +154,137 @@ TEST(FbxBlender, PosedPositionsAgreeWithBlendersImporter) {
             std::cout << "[ note ]   " << scene->animations[size_t(asked[i].first)].name << " at " << asked[i].second << " s: off by " << e / size
                       << " of the size\n";
         }
+    }
+}
+
+// The FBX writer's files through Blender's importer: the test scene (its blend shape weight as
+// Blender plays it, fbx_write_checks.hpp) and the corpus's characters
+// (mrfixit, CesiumMan, an MD5 with its animation, Cal3D's cally) written as binary FBX 7.4, all
+// imported in one Blender run (tests/blender/fbx_write_oracle.py). Each must give one armature
+// with a bone per joint (by name), one action of the armature per clip that moves a joint, its
+// frame range the clip's first to last key (within 1e-4 s), and the same posed points as rigport's own
+// sampling at a key a third and two thirds into each clip, within 1e-4 of the model's size after
+// Blender's turn from the file's Y up to its Z up and its scaling by the file's unit.
+TEST(FbxBlender, ImportsWrittenFilesAsRigportPosesThem) {
+    RIGPORT_SKIP_PEER_IN_SANITIZER_BUILD();
+    if (!have_blender()) GTEST_SKIP() << "blender not found: scripts/setup.sh installs it for this test";
+    const fs::path dir = temp_dir();
+    struct Written {
+        std::string name;
+        Scene scene;  // as written, in FBX's axes
+        std::vector<std::pair<int, float>> asked;
+    };
+    std::vector<Written> written;
+    // Without the sample's "pulse" clip (the upper joint scaled), which Blender 3.4 poses far from
+    // rigport, ufbx and three.js (0.53 units on a 4.2 unit model; docs/fbx.md "Writing FBX"): its
+    // importer carries a channel a clip does not key (here the upper joint's rotation) over from
+    // the clip it read before, since it keeps one transform per bone across stacks; keying that
+    // channel at the bind pose in "pulse" still leaves it 1.3 units off, not yet understood.
+    Scene players = fbx_write_scene_for_players();
+    std::erase_if(players.animations, [](const Animation& a) { return a.name == "pulse"; });
+    written.push_back({"scene", as_fbx_axes(players), {}});
+    if (!corpus_dir().empty()) {
+        for (const char* path : {"iqm/mrfixit.iqm", "gltf/CesiumMan.glb", "md5/UnvanquishedAssets_res-weapons_src.dpkdir__rifle_view.md5mesh",
+                                 "cal3d/upstream_binary/cally/cally.cfg"}) {
+            LoadOptions lo;
+            lo.allow_missing = true;  // the corpus has some of cally's meshes
+            auto scene = load_model({(corpus_dir() / path).string()}, lo);
+            ASSERT_TRUE(scene) << path << ": " << scene.error().to_string();
+            written.push_back({fs::path(path).stem().string(), as_fbx_axes(*scene), {}});
+        }
+    } else {
+        std::cout << "[ note ] corpus absent (set RIGPORT_CORPUS): the test scene only\n";
+    }
+    nlohmann::json request = nlohmann::json::array();
+    for (Written& w : written) {
+        const fs::path file = dir / (w.name + ".fbx");
+        // The scene is already in FBX's axes: the writer leaves it as it is.
+        auto st = save(w.scene, file.string());
+        ASSERT_TRUE(st) << st.error().to_string();
+        nlohmann::json poses = nlohmann::json::array({{{"stack", nullptr}, {"time", 0}}});
+        w.asked = {{-1, 0.0f}};
+        for (size_t a = 0; a < w.scene.animations.size(); ++a) {
+            std::vector<float> times;
+            for (auto& t : w.scene.animations[a].tracks) times.insert(times.end(), t.times.begin(), t.times.end());
+            for (auto& t : w.scene.animations[a].morph_tracks) times.insert(times.end(), t.times.begin(), t.times.end());
+            std::sort(times.begin(), times.end());
+            times.erase(std::unique(times.begin(), times.end()), times.end());
+            if (times.empty()) continue;
+            for (float t : {times[times.size() / 3], times[2 * times.size() / 3]}) {
+                poses.push_back({{"stack", w.scene.animations[a].name}, {"time", t}});
+                w.asked.push_back({int(a), t});
+            }
+        }
+        nlohmann::json stacks = nlohmann::json::array();
+        for (const Animation& a : w.scene.animations) stacks.push_back(a.name);
+        request.push_back({{"file", file.string()}, {"stacks", stacks}, {"poses", poses}});
+    }
+    std::ofstream(dir / "request.json") << request.dump();
+    const fs::path script = fs::path(RIGPORT_SOURCE_DIR) / "tests" / "blender" / "fbx_write_oracle.py";
+    const std::string cmd = "blender -b --factory-startup --python-exit-code 1 -P '" + script.string() + "' -- '" + (dir / "request.json").string() +
+                            "' '" + (dir / "out.json").string() + "' > '" + (dir / "blender.log").string() + "' 2>&1";
+    if (std::system(cmd.c_str()) != 0) {
+        std::stringstream log;
+        log << std::ifstream(dir / "blender.log").rdbuf();
+        FAIL() << cmd << "\n" << log.str();
+    }
+    const auto result = nlohmann::json::parse(std::ifstream(dir / "out.json"));
+    ASSERT_EQ(result.size(), written.size());
+    for (size_t f = 0; f < written.size(); ++f) {
+        const Written& w = written[f];
+        const auto& r = result[f];
+        SCOPED_TRACE(w.name);
+        // One armature, a bone per joint.
+        ASSERT_EQ(r["armatures"].size(), 1u) << r["armatures"].dump();
+        const std::string armature = r["armatures"][0]["name"].get<std::string>();
+        std::vector<std::string> bones = r["armatures"][0]["bones"].get<std::vector<std::string>>(), joints;
+        for (auto& j : w.scene.skeleton.joints) joints.push_back(j.name);
+        std::sort(bones.begin(), bones.end());
+        std::sort(joints.begin(), joints.end());
+        EXPECT_EQ(bones, joints);
+        // One action of the armature per clip that moves a joint, its frame range the clip's keys.
+        const double fps = r["fps"].get<double>();
+        size_t armature_actions = 0;
+        for (auto& a : r["actions"]) armature_actions += a.get<std::string>().rfind(armature + "|", 0) == 0;
+        size_t clips_with_joints = 0;
+        ASSERT_EQ(r["stacks"].size(), w.scene.animations.size());
+        for (size_t a = 0; a < w.scene.animations.size(); ++a) {
+            const Animation& anim = w.scene.animations[a];
+            const auto& stack = r["stacks"][a];
+            if (anim.tracks.empty()) {
+                EXPECT_TRUE(stack["action"].is_null()) << anim.name << ": the clip moves no joint";
+                continue;
+            }
+            ++clips_with_joints;
+            EXPECT_FALSE(stack["action"].is_null()) << "no action of " << armature << " for '" << anim.name << "': " << r["actions"].dump();
+            if (stack["action"].is_null()) continue;
+            float first = INFINITY, last = -INFINITY;
+            for (auto& t : anim.tracks)
+                if (!t.times.empty()) first = std::min(first, t.times.front()), last = std::max(last, t.times.back());
+            EXPECT_NEAR(stack["start"].get<double>() / fps, first, 1e-4) << anim.name;
+            EXPECT_NEAR(stack["end"].get<double>() / fps, last, 1e-4) << anim.name;
+        }
+        EXPECT_EQ(armature_actions, clips_with_joints) << r["actions"].dump();
+        // Posed points, through the axes and unit Blender's importer applies to what the writer
+        // declares (GlobalSettings: Y up, +Z front, +X right, UnitScaleFactor): Blender's
+        // (x, y, z) = (x, -z, y) x the unit in metres. Not fitted: the sample's rest shape is
+        // turned into itself by several axis swaps, which would hide a wrong one.
+        std::vector<std::vector<P3>> theirs;
+        for (auto& frame : r["positions"]) theirs.push_back(frame.get<std::vector<P3>>());
+        ASSERT_EQ(theirs.size(), w.asked.size());
+        Fit fit;
+        fit.axis[1] = 2, fit.axis[2] = 1, fit.sign[1] = -1;
+        fit.scale = w.scene.meta.unit_scale;
+        const double size = size_of(theirs[0]);
+        double worst = 0;
+        for (size_t i = 0; i < w.asked.size(); ++i) {
+            const double e = point_set_distance(fit.apply(rigport_positions(w.scene, w.asked[i].first, w.asked[i].second)), theirs[i]);
+            EXPECT_LE(e, 1e-4 * size) << (w.asked[i].first < 0 ? std::string("rest") : w.scene.animations[size_t(w.asked[i].first)].name) << " at "
+                                      << w.asked[i].second << " s";
+            worst = std::max(worst, e / size);
+        }
+        std::cout << "[ note ] " << w.name << ": Blender " << bones.size() << " bones, " << armature_actions << " armature actions of "
+                  << r["actions"].size() << ", " << w.asked.size() << " poses, scale " << fit.scale << ", off by up to " << worst << " of the size "
+                  << size << "\n";
     }
 }
