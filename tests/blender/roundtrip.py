@@ -160,8 +160,9 @@ def check_export(label, ext, got, ref, ref_durations, files, work):
     rigport("convert", *args, "-o", back, "-q")
     durations = glb_durations(back)
     expected = dict(ref_durations)
-    if ext in (".cfg", ".md5mesh", ".smd"):
-        # Their animations are files beside the model, read back under the file's stem.
+    if ext in (".cfg", ".md5mesh"):
+        # Their animations are files beside the model, read back under the file's stem. (SMD's
+        # are named by the $sequence lines of the .qc written beside them: their own names.)
         stem = os.path.splitext(os.path.basename(files[0]))[0]
         expected = {f"{stem}_{n}": d for n, d in ref_durations.items()}
     check(sorted(durations) == sorted(expected),
