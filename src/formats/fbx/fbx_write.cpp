@@ -3,6 +3,7 @@
 // the header, GlobalSettings, Definitions and Takes, and stored as binary or ASCII.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -153,6 +154,26 @@ Expected<Output> write(const Scene& input, const std::string&, const SaveOptions
         set_front_face(*converted, Winding::CounterClockwise);
     }
     const Scene& scene = converted ? *converted : input;
+    // Key times become FBX ticks (1/46186158000 s): each must fit a 64-bit tick count and keep
+    // its track's order after rounding, or a reader would refuse the curve (docs/fbx.md §5).
+    for (const Animation& a : scene.animations) {
+        auto in_order = [&](const std::vector<float>& times) {
+            int64_t before = INT64_MIN;
+            for (float t : times) {
+                if (!std::isfinite(t) || std::fabs(double(t)) > 1.9e8) return false;  // about 6 years: INT64_MAX ticks is 2.0e8 s
+                const int64_t now = out::ticks(double(t));
+                if (now < before) return false;
+                before = now;
+            }
+            return true;
+        };
+        bool ok = std::all_of(a.tracks.begin(), a.tracks.end(), [&](const JointTrack& t) { return in_order(t.times); }) &&
+                  std::all_of(a.morph_tracks.begin(), a.morph_tracks.end(), [&](const MorphWeightTrack& t) { return in_order(t.times); }) &&
+                  std::isfinite(a.duration()) && std::fabs(double(a.duration())) <= 1.9e8;
+        if (!ok)
+            return make_error(ErrorCode::Unsupported, fmt::format("animation '{}': key times that are not finite, not ascending or beyond 1.9e8 s "
+                                                                  "cannot be FBX ticks (1/46186158000 s)", a.name));
+    }
 
     out::Document doc(scene, options);
     out::write_joints(doc);

@@ -86,6 +86,19 @@ TEST(FbxWrite, RefusesOtherVersions) {
     EXPECT_EQ(bytes.error().code, ErrorCode::InvalidArgument);
 }
 
+// A key time that cannot be a 64-bit FBX tick count (here 1e9 s: 4.6e19 ticks) is refused before
+// anything is written, instead of a file whose curve a reader refuses (found by fuzz_roundtrip).
+TEST(FbxWrite, KeyTimesBeyondTicksAreRefused) {
+    Scene s = fbx_write_scene();
+    ASSERT_FALSE(s.animations.empty());
+    ASSERT_FALSE(s.animations[0].tracks.empty());
+    s.animations[0].tracks[0].times.back() = 1e9f;
+    auto bytes = save_bytes(s, "out.fbx", SaveOptions{});
+    ASSERT_FALSE(bytes);
+    EXPECT_EQ(bytes.error().code, ErrorCode::Unsupported);
+    EXPECT_NE(bytes.error().message.find("FBX ticks"), std::string::npos) << bytes.error().message;
+}
+
 // The same scene gives the same bytes (ids from the scene's order, a fixed creation time).
 TEST(FbxWrite, SameSceneSameBytes) {
     const Scene s = fbx_write_scene();
