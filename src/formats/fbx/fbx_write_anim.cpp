@@ -68,6 +68,10 @@ std::vector<std::vector<float>> axis_values(const JointTrack& track, const Joint
 
 void write_animations(Document& doc) {
     const Scene& scene = doc.scene;
+    std::set<uint32_t> animated_joints;  // moved by some clip
+    for (const Animation& anim : scene.animations)
+        for (const JointTrack& track : anim.tracks)
+            if (!track.times.empty() && track.joint < doc.joint_models.size()) animated_joints.insert(track.joint);
     static const char* channel_names[] = {"T", "R", "S"};
     static const char* channel_properties[] = {"Lcl Translation", "Lcl Rotation", "Lcl Scaling"};
     for (size_t a = 0; a < scene.animations.size(); ++a) {
@@ -105,6 +109,29 @@ void write_animations(Document& doc) {
                 const int64_t curve = doc.id("AnimationCurve", a, t * 3 + k);
                 add_curve(doc, curve, times, axes[k], track.interpolation);
                 doc.connect_property(curve, node, std::string("d|") + "XYZ"[k]);
+            }
+        }
+        // Every channel of a joint some clip moves is keyed in every clip: what this clip does
+        // not key gets one key at the bind pose. A reader that keeps one transform per joint
+        // across stacks (Blender's importer) or a player that leaves an unkeyed channel where the
+        // last clip put it then still poses the joint as rigport does (docs/fbx.md "Writing FBX").
+        for (uint32_t j : animated_joints) {
+            const Transform& bind = scene.skeleton.joints[j].bind;
+            for (int ch = 0; ch < 3; ++ch) {
+                if (seen.count({j, ch})) continue;
+                std::array<double, 3> v{};
+                if (ch == 1) v = euler_xyz_degrees(bind.rotate);
+                else
+                    for (size_t k = 0; k < 3; ++k) v[k] = ch == 0 ? bind.translate[k] : bind.scale[k];
+                const size_t sub = size_t(j) * 3 + size_t(ch);
+                const int64_t node = add_curve_node(doc, doc.id("AnimationCurveNode/bind", a, sub), channel_names[ch], {"X", "Y", "Z"}, {v[0], v[1], v[2]});
+                doc.connect(node, layer);
+                doc.connect_property(node, doc.joint_models[j], channel_properties[ch]);
+                for (size_t k = 0; k < 3; ++k) {
+                    const int64_t curve = doc.id("AnimationCurve/bind", a, sub * 3 + k);
+                    add_curve(doc, curve, {0}, {float(v[k])}, Interpolation::Linear);
+                    doc.connect_property(curve, node, std::string("d|") + "XYZ"[k]);
+                }
             }
         }
         for (size_t t = 0; t < anim.morph_tracks.size(); ++t) {

@@ -3,7 +3,10 @@
 // in every version and encoding the writer offers, and the bytes are the same on every run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
+#include <set>
 
 #include "fbx_write_checks.hpp"
 #include "formats/fbx/fbx_document.hpp"
@@ -141,16 +144,54 @@ TEST(FbxWrite, EulerKeysAreUnwrapped) {
     const auto bytes = write_fbx(s);
     auto doc = fbx::parse_binary(bytes, {});
     ASSERT_TRUE(doc);
-    size_t curves = 0;
+    size_t curves = 0, bind_curves = 0;  // the rotation's, and the joint's translation and scale at the bind pose
     for (const fbx::Node& n : doc->root.child("Objects")->children) {
         if (n.name != "AnimationCurve") continue;
         std::vector<double> v;
         ASSERT_TRUE(n.child("KeyValueFloat")->numbers_of(v));
         for (size_t i = 1; i < v.size(); ++i) EXPECT_LT(std::fabs(v[i] - v[i - 1]), 30.0) << "key " << i;
-        ++curves;
+        ++(v.size() == 1 ? bind_curves : curves);
     }
     EXPECT_EQ(curves, 3u);
+    EXPECT_EQ(bind_curves, 6u);
     expect_fbx_round_trip(as_fbx_axes(s), read_fbx(bytes));
+}
+
+// A joint some clip moves is keyed in every clip, at the bind pose where that clip leaves it (a
+// reader keeping one transform per joint across stacks, as Blender's, poses it as rigport then):
+// every AnimationLayer of the sample ("wave", "pulse" scaling one joint, "smile" moving none) has
+// a curve node on each of the moved joints' Lcl Translation, Rotation and Scaling.
+TEST(FbxWrite, EveryClipKeysEveryMovedJoint) {
+    const Scene source = as_fbx_axes(fbx_write_scene());
+    auto doc = fbx::parse_binary(write_fbx(source), {});
+    ASSERT_TRUE(doc);
+    std::map<int64_t, std::string> models;  // id -> name
+    std::set<int64_t> layers;
+    for (const fbx::Node& n : doc->root.child("Objects")->children) {
+        if (n.name == "Model") models[n.properties[0].integer] = std::string(n.properties[1].text.substr(0, n.properties[1].text.find('\0')));
+        if (n.name == "AnimationLayer") layers.insert(n.properties[0].integer);
+    }
+    std::map<int64_t, int64_t> node_layer;
+    std::map<int64_t, std::pair<std::string, std::string>> node_target;  // curve node -> (model name, property)
+    for (const fbx::Node& c : doc->root.child("Connections")->children) {
+        const int64_t child = c.properties[1].integer, parent = c.properties[2].integer;
+        if (c.properties[0].text == "OO" && layers.count(parent)) node_layer[child] = parent;
+        if (c.properties[0].text == "OP" && models.count(parent)) node_target[child] = {models[parent], std::string(c.properties[3].text)};
+    }
+    std::map<int64_t, std::set<std::pair<std::string, std::string>>> keyed;  // layer -> (joint, property)
+    for (auto& [node, layer] : node_layer)
+        if (node_target.count(node)) keyed[layer].insert(node_target[node]);
+    std::set<std::string> moved;
+    for (const Animation& a : source.animations)
+        for (const JointTrack& t : a.tracks) moved.insert(source.skeleton.joints[t.joint].name);
+    ASSERT_FALSE(moved.empty());
+    ASSERT_EQ(layers.size(), source.animations.size());
+    for (int64_t layer : layers)
+        for (const std::string& joint : moved)
+            for (const char* property : {"Lcl Translation", "Lcl Rotation", "Lcl Scaling"})
+                EXPECT_TRUE(keyed[layer].count({joint, property})) << joint << " " << property << " in layer " << layer;
+    // And the round trip still poses as the source.
+    expect_fbx_round_trip(source, read_fbx(write_fbx(source)));
 }
 
 // The CLI: --fbx-ascii writes text, --fbx-version is checked before any input is read (exit 1).
