@@ -158,7 +158,7 @@ std::vector<std::string> texture_path_keyword(const py::kwargs& kw) {
 ConvertOptions convert_options(const py::kwargs& kw, const std::string& function = "convert") {
     static const std::vector<std::string> known = {"format", "scale", "rotate", "meshtrans", "force_joints", "axis", "loop_key",
                                                    "images", "convert_images", "fix_normals", "clip_end", "cal3d_dialect",
-                                                   "cal3d_binary", "md3_tags", "fbx_ascii", "fbx_version", "threads", "allow_outside", "allow_missing", "force",
+                                                   "cal3d_binary", "md3_tags", "fbx_ascii", "fbx_version", "fbx_pre_rotation", "timestamp", "threads", "allow_outside", "allow_missing", "force",
                                                    "unit", "texture_path", "companions", "frame_rate"};
     for (auto item : kw) {
         const std::string key = item.first.cast<std::string>();
@@ -207,6 +207,8 @@ ConvertOptions convert_options(const py::kwargs& kw, const std::string& function
         o.md3.tags = word_or_raise(parse_md3_tags_word(word));
     }
     o.fbx.ascii = get("fbx_ascii", false);
+    o.fbx.pre_rotation = get("fbx_pre_rotation", true);
+    o.fbx.timestamp = get("timestamp", false);
     o.fbx.version = word_or_raise(parse_fbx_version_word(std::to_string(get("fbx_version", int64_t(7400)))));
     o.threads = get("threads", uint32_t(0));
     o.force = get("force", false);
@@ -356,11 +358,11 @@ PYBIND11_MODULE(rigport, m) {
     m.def("convert", &convert_py, py::arg("inputs"), py::arg("output"),
           "convert(inputs, output, *, format=None, scale=None, rotate=None, meshtrans=None, force_joints=False, axis='bake', "
           "loop_key=False, images='auto', convert_images=False, fix_normals=False, clip_end=None, cal3d_dialect='imvu', "
-          "cal3d_binary=False, md3_tags=None, fbx_ascii=False, fbx_version=7400, threads=0, allow_outside=False, allow_missing=False, force=False, unit=None, "
+          "cal3d_binary=False, md3_tags=None, fbx_ascii=False, fbx_version=7400, fbx_pre_rotation=True, timestamp=False, threads=0, allow_outside=False, allow_missing=False, force=False, unit=None, "
           "texture_path=None, companions=True) -> dict: what `rigport convert INPUT... -o OUTPUT` does (the same bytes), returning "
           "its --json record. texture_path: a folder or a list of folders, as --texture-path; companions=False: --no-companions; "
           "md3_tags: joint names ('a,b' or a list), as --md3-tags; fbx_ascii, fbx_version (7400, 7500 or 7700) as --fbx-ascii, "
-          "--fbx-version.");
+          "--fbx-version; fbx_pre_rotation=False as --fbx-no-pre-rotation; timestamp as --timestamp.");
     m.def("batch", &batch_py, py::arg("inputs"), py::arg("out_dir"), py::arg("format"), py::kw_only(), py::arg("jobs") = 0,
           py::arg("follow_links") = false,
           "batch(inputs, out_dir, format, *, jobs=0, follow_links=False, **convert's keywords but format and threads) -> dict: what "

@@ -143,6 +143,13 @@ struct FormatInfo {
     // True when the output, written with these options, stores names as XML text, which cannot
     // hold every byte a name may have: save_output checks the names first (Cal3D XML). Null = never.
     bool (*writes_xml_text)(const SaveOptions& options) = nullptr;
+    // True when the output, written with these options, holds its textures' images itself (FBX
+    // with embed_images): the images the scene holds are then not written beside it. Null = never.
+    bool (*embeds_images)(const SaveOptions& options) = nullptr;
+    // The writer takes skin sizes or pixels from the materials' textures (MD2, Quake MDL): the
+    // pipeline reads the textures found on disk into SaveOptions::images for it, as it does for
+    // a writer that embeds them.
+    bool uses_texture_images = false;
     // The convert options (as the CLI spells them) that change what this format's writer writes,
     // beyond the general ones: "--cal3d-dialect", "--cal3d-binary" for Cal3D.
     std::vector<std::string_view> writer_options{};

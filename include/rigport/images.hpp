@@ -20,6 +20,8 @@ struct ImageOptions {
     // Decode images glTF cannot hold (TGA, BMP, PSD, GIF, HDR, PNM) and embed them as PNG.
     // Without it such an image is referenced as it is, with a warning.
     bool convert = false;
+    // Embed any image stb can read as it is, not only PNG and JPEG (an FBX Video holds any file).
+    bool any_type = false;
     // The folder relative texture paths are resolved against: the source model's folder.
     std::string search_dir;
     // Game root folders (the CLI's --texture-path, in order): a texture not found beside the model

@@ -180,6 +180,16 @@ struct FbxOptions {
     // The FBX version written: 7400 (FBX 2014/2015, what Blender, Unity and Unreal write), 7500 or
     // 7700 (64-bit record offsets in binary files). Any other number is refused (InvalidArgument).
     uint32_t version = 7400;
+    // A joint's rest orientation is written as its PreRotation (Maya's joint orient), with Lcl
+    // Rotation zero at rest and rotation keys relative to it; false: the rest orientation in Lcl
+    // Rotation and no PreRotation (for readers that add a node per pre-rotation, as assimp).
+    bool pre_rotation = true;
+    // The header's CreationTimeStamp from the clock (SOURCE_DATE_EPOCH when set, as reproducible
+    // builds set it) instead of the fixed 1970-01-01 10:00 that keeps the bytes the same.
+    bool timestamp = false;
+    // Each Video holds its image's bytes (Content): the image the scene holds, or the one in
+    // SaveOptions::images, for its map; a map with neither stays named only. --images embed.
+    bool embed_images = false;
 };
 
 struct SaveOptions {
@@ -194,6 +204,11 @@ struct SaveOptions {
     JoeOptions joe;
     Md3Options md3;
     FbxOptions fbx;
+    // The images of the materials' textures on disk, found by the caller (resolve_images with
+    // ImageOptions::Mode::Embed), matched to a map by GltfImage::source_uri = TextureMap::uri:
+    // FBX embeds them (FbxOptions::embed_images), MD2 takes its skin size and Quake MDL its skin
+    // from them. The pipeline fills it for the formats that use it (FormatInfo::uses_texture_images).
+    std::vector<GltfImage> images;
     // The output's unit of length (docs/units.md). Empty: the format's own, metres for the formats
     // that define one (glTF, IQM: FormatInfo::metres_per_unit) and the source's numbers for the rest;
     // "keep": the source's numbers whatever the format; a unit name ("m", "cm", "inch" ...: see

@@ -41,6 +41,7 @@ constexpr FormatHolds gltf_holds{.meshes = true, .skeleton = true, .skin = true,
 
 // XML text for the names (a Cal3D .x?f file always; a .cfg unless its members are binary).
 bool always_xml(const SaveOptions&) { return true; }
+bool fbx_embeds_images(const SaveOptions& o) { return o.fbx.embed_images; }
 bool xml_unless_binary(const SaveOptions& options) { return !options.cal3d.binary; }
 
 constexpr FormatHolds cal3d_mesh{.meshes = true, .skin = true, .morphs = true, .colours = true, .uv_sets = FormatHolds::any_uv_sets,
@@ -147,7 +148,8 @@ std::deque<FormatInfo>& registry() {
                    .extensions = {".fbx"}, .detect = &fbx::detect, .read = &fbx::read, .write = &fbx::write,
                    .holds = {.meshes = true, .skeleton = true, .skin = true, .animation = true, .morphs = true, .morph_animation = true,
                              .colours = true, .materials = true, .uv_sets = FormatHolds::any_uv_sets, .normals = true, .joint_scales = true},
-                   .texture_files = TextureFiles::every_material, .writer_options = {"--fbx-ascii", "--fbx-version"}},
+                   .texture_files = TextureFiles::every_material, .embeds_images = &fbx_embeds_images,
+                   .writer_options = {"--fbx-ascii", "--fbx-version", "--fbx-no-pre-rotation", "--timestamp"}},
         // VDrift JOE v3 (docs/joe.md): version 3, magic IDP2 or 0 and an exact size match (IDP2 with
         // version 8 is Quake 2 MD2). JPK packs are archives, not models: include/rigport/jpk.hpp.
         FormatInfo{.name = "joe", .description = "VDrift JOE v3 static mesh (frames as morph targets)", .extensions = {".joe"},
@@ -161,7 +163,7 @@ std::deque<FormatInfo>& registry() {
         // written by baking every animation into frames with one box for the whole file.
         FormatInfo{.name = "mdl", .description = "Quake 1 MDL (IDPO version 6): vertex-animated mesh, paletted skins", .extensions = {".mdl"},
                    .detect = &mdl::detect, .read = &mdl::read, .write = &single_file<&mdl::write>,
-                   .holds = {.meshes = true, .materials = true, .uv_sets = 1, .normals = true, .vertex_frames = true}},
+                   .holds = {.meshes = true, .materials = true, .uv_sets = 1, .normals = true, .vertex_frames = true}, .uses_texture_images = true},
         // Half-Life 1 studio model (docs/hlmdl.md): "IDST" version 10, read only. Detected by its
         // magic, so a Quake .mdl ("IDPO") and this one are told apart whatever the row order for
         // ".mdl". Its textures may lie in NAMEt.mdl and its sequences in NAME01.mdl beside it,
@@ -174,7 +176,7 @@ std::deque<FormatInfo>& registry() {
         FormatInfo{.name = "md2", .description = "Quake 2 MD2 (IDP2 version 8): vertex-animated mesh", .extensions = {".md2"},
                    .detect = &md2::detect, .read = &md2::read, .write = &single_file<&md2::write>,
                    .holds = {.meshes = true, .materials = true, .uv_sets = 1, .normals = true, .vertex_frames = true},
-                   .texture_files = TextureFiles::diffuse_of_used},
+                   .texture_files = TextureFiles::diffuse_of_used, .uses_texture_images = true},
         // Quake 3 MD3 (docs/md3.md): magic IDP3 with version 15. Frames read as morph targets of
         // frame 0 and tags as joints; written by baking every animation into frames, one surface
         // per material, the joints named by --md3-tags as tags.

@@ -144,12 +144,7 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
             image.mime_type = mime;
             if (embed) image.bytes = std::move(*bytes);
             else image.uri = relative_uri(file, output_path);
-        } else if (!is_image(*bytes)) {
-            // Not an image stb knows (converted or not): its path is not written into the output.
-            warnings.add(WarningCode::TextureNotFound,
-                         fmt::format("texture '{}': {} is not an image; its material is written without it", uri, file.generic_string()),
-                         std::nullopt, options.model_path);
-        } else if (options.convert) {
+        } else if (options.convert && is_image(*bytes)) {
             std::string why;
             image.bytes = convert_to_png(*bytes, options.max_dimension, why);
             if (image.bytes.empty()) {
@@ -158,6 +153,13 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
                 return e;
             }
             image.mime_type = "image/png";
+        } else if (options.any_type && embed && (is_image(*bytes) || detail::is_image_extension(file.extension().string()))) {
+            image.bytes = std::move(*bytes);  // as it is (PCX, DDS, TGA ...): mime_type empty
+        } else if (!is_image(*bytes)) {
+            // Not an image stb knows (converted or not): its path is not written into the output.
+            warnings.add(WarningCode::TextureNotFound,
+                         fmt::format("texture '{}': {} is not an image; its material is written without it", uri, file.generic_string()),
+                         std::nullopt, options.model_path);
         } else {
             image.uri = relative_uri(file, output_path);
             warnings.add(WarningCode::ImageFormatNotGltf,

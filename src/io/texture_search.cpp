@@ -24,17 +24,6 @@ std::string lower(std::string s) {
     return s;
 }
 
-// An extension that says "an image" (texture_extensions and the other formats stb or engines
-// read): such a name's extension is replaced by each of texture_extensions, not appended to.
-bool is_image_extension(const std::string& extension) {
-    const std::string e = lower(extension);
-    for (const char* known : texture_extensions)
-        if (e == known) return true;
-    for (const char* known : {".gif", ".psd", ".hdr", ".pic", ".pnm", ".ppm", ".pgm", ".tif", ".tiff", ".ktx", ".ktx2", ".exr"})
-        if (e == known) return true;
-    return false;
-}
-
 // A file: URI as the path it names (RFC 8089: file:///abs/path, file://localhost/abs/path,
 // file:/abs/path, percent-escapes decoded); any other text is returned as it is.
 std::string file_uri_path(const std::string& uri) {
@@ -143,6 +132,18 @@ std::string looked_text(const Name& n, const TextureSearch& search) {
 }
 
 }  // namespace
+
+// An extension that says "an image" (texture_extensions and the other formats stb or engines
+// read): such a name's extension is replaced by each of texture_extensions, not appended to.
+bool is_image_extension(const std::string& extension) {
+    const std::string e = lower(extension);
+    for (const char* known : texture_extensions)
+        if (e == known) return true;
+    for (const char* known : {".gif", ".psd", ".hdr", ".pic", ".pnm", ".ppm", ".pgm", ".tif", ".tiff", ".ktx", ".ktx2", ".exr"})
+        if (e == known) return true;
+    return false;
+}
+
 
 TextureFinder::TextureFinder(TextureSearch search) : search_(std::move(search)) {
     roots_.push_back(search_.root.empty() ? folder_of(search_.model_dir).string() : search_.root);

@@ -15,6 +15,10 @@ namespace rigport::detail {
 // the order they are tried (docs/cli.md "Textures").
 inline constexpr const char* texture_extensions[] = {".png", ".tga", ".jpg", ".jpeg", ".dds", ".webp", ".bmp", ".pcx"};
 
+// An extension that says "an image" (texture_extensions and the other formats stb or engines
+// read), in any letter case.
+bool is_image_extension(const std::string& extension);
+
 struct TextureSearch {
     std::string model_dir;                   // the folder of the model that names the texture ("" = ".")
     std::vector<std::string> texture_paths;  // game root folders, in the order given (ImageOptions::texture_paths)

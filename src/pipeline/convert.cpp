@@ -130,11 +130,15 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     save_options.fbx = o.fbx;
     ImageOptions images = o.images;
     const bool gltf_out = o.format->holds_images;
+    // --images embed: a format that can hold its images (FBX's Video Content) holds them.
+    if (images.mode == ImageOptions::Mode::Embed) save_options.fbx.embed_images = true;
+    const bool embeds = !gltf_out && o.format->embeds_images && o.format->embeds_images(save_options);
+    const bool reads_textures = embeds || (o.format->uses_texture_images && images.mode != ImageOptions::Mode::None);
     // Images the inputs hold (a .glb's textures) go inside a glTF or beside the output; standard
     // output carries one file, so beside another format they are left out there.
     if (images.mode == ImageOptions::Mode::None) drop_embedded_images(*scene, "--images none", r.write_warnings);
-    else if (!gltf_out && is_stdout_path(job.output)) drop_embedded_images(*scene, "standard output carries one file", r.write_warnings);
-    if (gltf_out) {
+    else if (!gltf_out && !embeds && is_stdout_path(job.output)) drop_embedded_images(*scene, "standard output carries one file", r.write_warnings);
+    if (gltf_out || reads_textures) {
         // Texture paths are relative to the model that names them: the first input's folder.
         images.search_dir = std::filesystem::path(input).parent_path().string();
         images.model_path = input;
@@ -146,9 +150,14 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
         save_options.gltf.embedded_images = images.mode == ImageOptions::Mode::Embed       ? GltfOptions::EmbeddedImages::Embed
                                             : images.mode == ImageOptions::Mode::Reference ? GltfOptions::EmbeddedImages::Files
                                                                                            : GltfOptions::EmbeddedImages::Auto;
+        if (!gltf_out) {
+            // Their bytes, whatever image type (an FBX Video holds any file; MD2 and MDL decode it).
+            images.mode = ImageOptions::Mode::Embed;
+            images.any_type = true;
+        }
         auto resolved = resolve_images(*scene, job.output, images, r.write_warnings);
         if (!resolved) return failed(resolved.error(), false, false);
-        save_options.gltf.images = std::move(*resolved);
+        (gltf_out ? save_options.gltf.images : save_options.images) = std::move(*resolved);
     }
     // A .gltf output comes with its .bin: side files are written first, then the main file.
     auto output = save_output(*scene, job.output, save_options);

@@ -90,7 +90,8 @@ static Expected<Output> save_scene(const Scene& scene, const std::string& path, 
     reporting.warnings = &warnings;
     auto out = f->write(scene, path, reporting);
     if (!out) return with_path(out.error(), path);
-    for (auto& file : embedded_image_files(scene, f->texture_files)) out->side_files.push_back(std::move(file));
+    if (!f->embeds_images || !f->embeds_images(options))
+        for (auto& file : embedded_image_files(scene, f->texture_files)) out->side_files.push_back(std::move(file));
     if (out->format.empty()) out->format = f->name;
     for (auto& w : warnings.items) {
         if (w.path.empty()) w.path = path;

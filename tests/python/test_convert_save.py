@@ -13,6 +13,7 @@ CONVERT_CASES = [
     (["iqm/mrfixit.iqm"], "out.iqe", {}, []),
     (["iqm/mrfixit.iqm"], "out.fbx", {"fbx_ascii": True}, ["--fbx-ascii"]),
     (["gltf/CesiumMan.glb"], "out.fbx", {"fbx_version": 7500}, ["--fbx-version", "7500"]),
+    (["gltf/CesiumMan.glb"], "out.fbx", {"fbx_pre_rotation": False, "images": "embed"}, ["--fbx-no-pre-rotation", "--images", "embed"]),
     (["iqe/unvanquished_rocket.iqe"], "out.iqm", {"scale": 2.0}, ["-s", "2"]),
     (["iqm/raylib_guy.iqm", "iqm/raylib_guyanim.iqm"], "out.glb", {"rotate": (90, 0, 0)}, ["-r", "90,0,0"]),
     (["cal3d/upstream_tests/base.xsf", "cal3d/upstream_tests/base.xmf", "cal3d/upstream_tests/base.xaf"], "out.cfg",

@@ -92,4 +92,4 @@ def test_formats_equals_cli_json(cli):
     rows = {r["name"]: r for r in got["formats"]}
     assert rows["cal3d"]["member_extensions"] and ".caf" in rows["cal3d-caf"]["animation_only_extensions"]
     assert rows["gltf"]["single_file_extension"] == ".glb" and not rows["hlmdl"]["write"]
-    assert rows["fbx"]["write"] and rows["fbx"]["writer_options"] == ["--fbx-ascii", "--fbx-version"]
+    assert rows["fbx"]["write"] and rows["fbx"]["writer_options"] == ["--fbx-ascii", "--fbx-version", "--fbx-no-pre-rotation", "--timestamp"]

@@ -37,6 +37,8 @@ struct ConvertArgs {
     std::string md3_tags;                 // MD3 output: joints written as tags, JOINT,...
     bool fbx_ascii = false;               // FBX output: ASCII text instead of binary
     std::string fbx_version = "7400";     // FBX output: 7400, 7500 or 7700
+    bool fbx_no_pre_rotation = false;     // FBX output: rest orientations in Lcl Rotation, no PreRotation
+    bool timestamp = false;               // FBX output: the header's creation time from the clock
     bool fix_normals = false;     // VDrift's normal swap where its heuristic fires (jpk.hpp)
     bool force = false;           // replace a read-only output; JOE: write beyond VDrift's limits
     bool quiet = false;           // -q: no warnings (errors still print)
@@ -144,6 +146,8 @@ Expected<ModelOptions> model_options(const ConvertArgs& a) {
     o.images.texture_paths = a.textures.paths;
     o.cal3d.binary = a.cal3d_binary;
     o.fbx.ascii = a.fbx_ascii;
+    o.fbx.pre_rotation = !a.fbx_no_pre_rotation;
+    o.fbx.timestamp = a.timestamp;
     if (a.json && is_stdout_path(a.output))
         return usage_error("--json prints on standard output, where -o - streams the model: use one of them");
     if (!a.depfile.empty() && (is_stdout_path(a.output) || is_stdout_path(a.depfile)))
@@ -276,6 +280,10 @@ Verb add_convert(CLI::App& app) {
     sub->add_flag("--fbx-ascii", args->fbx_ascii, "FBX output: ASCII text instead of binary");
     sub->add_option("--fbx-version", args->fbx_version,
                     "FBX output: 7400 (default: FBX 7.4, what Blender, Unity and Unreal write), 7500 or 7700 (64-bit record offsets)");
+    sub->add_flag("--fbx-no-pre-rotation", args->fbx_no_pre_rotation,
+                  "FBX output: joints' rest orientations in Lcl Rotation, without PreRotation (default: PreRotation, as Maya's joint orient)");
+    sub->add_flag("--timestamp", args->timestamp,
+                  "FBX output: the header's creation time from the clock (SOURCE_DATE_EPOCH when set) instead of the fixed one");
     sub->add_option("--threads", args->threads,
                     "Threads for this model's compile and write (default 0: every core); the output is the same for any N");
     sub->add_flag("-v,--verbose", args->verbose, "Print every warning (one line each, none folded or held back) and a summary of what was written");

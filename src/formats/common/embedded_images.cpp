@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <new>
+#include <cstring>
 #include <stb_image.h>
 #include <stb_image_write.h>
 
@@ -118,6 +119,19 @@ const std::string& material_text(const Material& material) {
     return map ? map->uri : material.name;
 }
 
+const std::vector<uint8_t>* texture_image(const Scene& scene, const SaveOptions& options, const TextureMap& map) {
+    if (map.image >= 0) return size_t(map.image) < scene.images.size() ? &scene.images[size_t(map.image)].bytes : nullptr;
+    for (const GltfImage& image : options.images)
+        if (image.source_uri == map.uri && !image.bytes.empty()) return &image.bytes;
+    return nullptr;
+}
+
+const TextureMap* diffuse_map_with_image(const Scene& scene, const SaveOptions& options, const Material& material) {
+    for (const TextureMap& map : material.maps)
+        if (map.type == TextureType::Diffuse) return texture_image(scene, options, map) ? &map : nullptr;
+    return nullptr;
+}
+
 std::vector<OutputFile> embedded_image_files(const Scene& scene, const std::vector<bool>& written, bool diffuse_only) {
     std::vector<OutputFile> files;
     std::vector<bool> done(scene.images.size(), false);
@@ -173,6 +187,19 @@ std::vector<uint8_t> encode_png(const uint8_t* rgba, uint32_t width, uint32_t he
     if (sink.failed) throw std::bad_alloc();
     if (!ok) sink.png.clear();
     return std::move(sink.png);
+}
+
+std::array<uint32_t, 2> image_dimensions(const std::vector<uint8_t>& b) {
+    auto u16 = [&](size_t at) { return uint32_t(b[at]) | uint32_t(b[at + 1]) << 8; };
+    auto u32 = [&](size_t at) { return u16(at) | u16(at + 2) << 16; };
+    // PCX: manufacturer 10, encoding 1 (RLE); the window xmin, ymin, xmax, ymax from byte 4.
+    if (b.size() >= 128 && b[0] == 10 && b[2] == 1 && u16(8) >= u16(4) && u16(10) >= u16(6)) return {u16(8) - u16(4) + 1, u16(10) - u16(6) + 1};
+    // DDS: "DDS " and a 124-byte header whose height and width follow its size and flags.
+    if (b.size() >= 128 && std::memcmp(b.data(), "DDS ", 4) == 0 && u32(4) == 124) return {u32(16), u32(12)};
+    if (b.empty() || b.size() > uint64_t(INT32_MAX)) return {0, 0};
+    int w = 0, h = 0, channels = 0;
+    if (!stbi_info_from_memory(reinterpret_cast<const stbi_uc*>(b.data()), int(b.size()), &w, &h, &channels) || w <= 0 || h <= 0) return {0, 0};
+    return {uint32_t(w), uint32_t(h)};
 }
 
 Expected<RgbaImage> decode_rgba(const std::vector<uint8_t>& bytes, uint32_t max_side) {

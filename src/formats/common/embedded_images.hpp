@@ -2,6 +2,8 @@
 // those files. glTF 2.0 §3.8.4 allows only PNG and JPEG in core; the rest name files.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,11 @@ void name_embedded_images(Scene& scene);
 
 // The material's first diffuse map when the scene holds its image, else null.
 const TextureMap* held_diffuse_map(const Material& material);
+// The bytes of a map's image: the one the scene holds, else the one the caller found on disk
+// for its uri (SaveOptions::images, with bytes); null when neither.
+const std::vector<uint8_t>* texture_image(const Scene& scene, const SaveOptions& options, const TextureMap& map);
+// The material's first diffuse map when texture_image has its bytes, else null.
+const TextureMap* diffuse_map_with_image(const Scene& scene, const SaveOptions& options, const Material& material);
 // What IQM and IQE write as a material (a name that is also its texture file): the file of
 // held_diffuse_map when there is one, else the material's name.
 const std::string& material_text(const Material& material);
@@ -37,6 +44,10 @@ std::vector<OutputFile> embedded_image_files(const Scene& scene, const std::vect
 
 // RGBA pixels (4 bytes each, rows top first) as a PNG file; empty when stb cannot encode them.
 std::vector<uint8_t> encode_png(const uint8_t* rgba, uint32_t width, uint32_t height);
+
+// Width and height of an image file: what stb reads (PNG, JPEG, TGA, BMP ...), and PCX (Quake
+// 2's skins) and DDS by their headers; {0, 0} when none tells.
+std::array<uint32_t, 2> image_dimensions(const std::vector<uint8_t>& bytes);
 
 // An image's pixels as RGBA, decoded by stb (PNG, JPEG, TGA, BMP ...).
 struct RgbaImage {

@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <ctime>
 #include <optional>
 
 #include "formats/fbx/fbx.hpp"
@@ -58,14 +61,43 @@ namespace {
 constexpr const char* creation_time = "1970-01-01 10:00:00:000";
 const std::string file_id("\x28\xb3\x2a\xeb\xb6\x24\xcc\xc2\xbf\xc8\xb0\x2a\xa9\x2b\xfc\xf1", 16);
 
-Node header_extension(uint32_t version) {
+// The header's creation time: fixed (1970-01-01 10:00, with the top-level CreationTime, FileId
+// and footer that go with it), or with --timestamp the clock's, in UTC: SOURCE_DATE_EPOCH when
+// set to seconds since 1970 (as reproducible builds set it), else now. Only this stamp changes:
+// the FBX SDK checks the footer against the top-level CreationTime, which stays fixed, as
+// Blender's exporter does it (docs/fbx.md "Writing FBX").
+std::tm creation_stamp(bool timestamp, int& millisecond) {
+    std::tm t{};
+    millisecond = 0;
+    if (!timestamp) {
+        t.tm_year = 70, t.tm_mday = 1, t.tm_hour = 10;
+        return t;
+    }
+    using namespace std::chrono;
+    const auto now = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+    int64_t ms = now;
+    if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH")) {
+        char* end = nullptr;
+        const long long seconds = std::strtoll(epoch, &end, 10);
+        if (end != epoch && *end == 0 && seconds >= 0 && seconds < 253402300800LL) ms = int64_t(seconds) * 1000;  // before year 10000
+    }
+    const std::time_t seconds = std::time_t(ms / 1000);
+    millisecond = int(ms % 1000);
+    gmtime_r(&seconds, &t);
+    return t;
+}
+
+Node header_extension(uint32_t version, bool timestamp) {
     Node h{"FBXHeaderExtension", {}, {}};
     h.add("FBXHeaderVersion", {i32(1003)});
     h.add("FBXVersion", {i32(version)});
     h.add("EncryptionType", {i32(0)});
     Node& stamp = h.add("CreationTimeStamp");
     stamp.add("Version", {i32(1000)});
-    for (auto [field, value] : {std::pair{"Year", 1970}, {"Month", 1}, {"Day", 1}, {"Hour", 10}, {"Minute", 0}, {"Second", 0}, {"Millisecond", 0}})
+    int millisecond = 0;
+    const std::tm t = creation_stamp(timestamp, millisecond);
+    for (auto [field, value] : {std::pair{"Year", t.tm_year + 1900}, {"Month", t.tm_mon + 1}, {"Day", t.tm_mday}, {"Hour", t.tm_hour},
+                                {"Minute", t.tm_min}, {"Second", t.tm_sec}, {"Millisecond", millisecond}})
         stamp.add(field, {i32(value)});
     h.add("Creator", {str("rigport")});
     return h;
@@ -184,7 +216,7 @@ Expected<Output> write(const Scene& input, const std::string&, const SaveOptions
     out::write_animations(doc);
 
     std::vector<out::Node> top;
-    top.push_back(out::header_extension(version));
+    top.push_back(out::header_extension(version, options.fbx.timestamp));
     if (!options.fbx.ascii) top.push_back(out::Node{"FileId", {out::raw(out::file_id)}, {}});
     top.push_back(out::Node{"CreationTime", {out::str(out::creation_time)}, {}});
     top.push_back(out::Node{"Creator", {out::str("rigport")}, {}});

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "formats/fbx/fbx_write_tree.hpp"
+#include "model/quatd.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/io.hpp"
 #include "rigport/scene.hpp"
@@ -35,6 +36,7 @@ struct Document {
     std::vector<int64_t> materials;
     std::vector<std::vector<int64_t>> morph_channels;  // per mesh, per morph target
     std::vector<Mat4> joint_world;  // per joint: its world matrix in the bind pose
+    std::vector<quatd::D4> joint_pre;  // per joint: its PreRotation (identity: none)
 
     Document(const Scene& s, const SaveOptions& o) : scene(s), options(o) {}
 
@@ -51,11 +53,15 @@ private:
     std::set<int64_t> used_;
 };
 
-// Lcl Translation / Rotation / Scaling and the rest of a Model's properties.
-void add_model_properties(Node& model, const Transform& local);
+// Lcl Translation / Rotation / Scaling and the rest of a Model's properties; a PreRotation when
+// `pre` is not the identity, the Lcl Rotation then the turn from it.
+void add_model_properties(Node& model, const Transform& local, const quatd::D4& pre = {0, 0, 0, 1});
+// A joint's rotation q as its Lcl Rotation holds it: the turn from its PreRotation.
+quatd::D4 joint_rotation(const Document& doc, uint32_t joint, const Quat& q);
 // Euler angles in degrees, XYZ order (X turned first: R = Rz Ry Rx), of a unit quaternion; of the
 // two equivalent triples (and their turns by 360 degrees) the one nearest `near`.
-std::array<double, 3> euler_xyz_degrees(const Quat& q, const std::array<double, 3>& near);
+std::array<double, 3> euler_xyz_degrees(const quatd::D4& q, const std::array<double, 3>& near);
+std::array<double, 3> euler_xyz_degrees(const quatd::D4& q);
 std::array<double, 3> euler_xyz_degrees(const Quat& q);
 // A 4x4 matrix as FBX stores it: 16 numbers, column after column.
 std::vector<double> matrix_values(const Mat4& m);

@@ -47,15 +47,16 @@ std::vector<int64_t> key_ticks(const std::vector<float>& times) {
 }
 
 // A joint track's keys per axis: translation and scale as they are, rotations as Euler degrees,
-// each key's triple the one nearest the one before (the first nearest the bind pose's).
-std::vector<std::vector<float>> axis_values(const JointTrack& track, const Joint& joint) {
+// each key's triple the one nearest the one before (the first nearest the bind pose's), turned
+// from the joint's PreRotation.
+std::vector<std::vector<float>> axis_values(const Document& doc, const JointTrack& track) {
     const size_t keys = track.times.size();
     std::vector<std::vector<float>> axes(3, std::vector<float>(keys));
-    auto near = euler_xyz_degrees(joint.bind.rotate);
+    auto near = euler_xyz_degrees(joint_rotation(doc, track.joint, doc.scene.skeleton.joints[track.joint].bind.rotate));
     for (size_t i = 0; i < keys; ++i) {
         if (track.channel == Channel::Rotation) {
             const float* q = &track.values[i * 4];
-            near = euler_xyz_degrees(Quat{q[0], q[1], q[2], q[3]}, near);
+            near = euler_xyz_degrees(joint_rotation(doc, track.joint, Quat{q[0], q[1], q[2], q[3]}), near);
             for (size_t k = 0; k < 3; ++k) axes[k][i] = float(near[k]);
         } else {
             for (size_t k = 0; k < 3; ++k) axes[k][i] = track.values[i * 3 + k];
@@ -99,7 +100,7 @@ void write_animations(Document& doc) {
                                                                                      name, channel_properties[ch], track.joint));
                 continue;
             }
-            const auto axes = axis_values(track, scene.skeleton.joints[track.joint]);
+            const auto axes = axis_values(doc, track);
             const auto times = key_ticks(track.times);
             const int64_t node = add_curve_node(doc, doc.id("AnimationCurveNode", a, t), channel_names[ch], {"X", "Y", "Z"},
                                                 {axes[0][0], axes[1][0], axes[2][0]});
@@ -120,7 +121,7 @@ void write_animations(Document& doc) {
             for (int ch = 0; ch < 3; ++ch) {
                 if (seen.count({j, ch})) continue;
                 std::array<double, 3> v{};
-                if (ch == 1) v = euler_xyz_degrees(bind.rotate);
+                if (ch == 1) v = euler_xyz_degrees(joint_rotation(doc, j, bind.rotate));
                 else
                     for (size_t k = 0; k < 3; ++k) v[k] = ch == 0 ? bind.translate[k] : bind.scale[k];
                 const size_t sub = size_t(j) * 3 + size_t(ch);

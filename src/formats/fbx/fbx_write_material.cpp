@@ -1,6 +1,8 @@
 // FBX materials and textures (docs/fbx.md "Writing FBX", §2.8 for how they are read): a Phong
 // Material per scene material, and per texture map a Texture linked to the material's property
-// for its kind and a Video naming the same file, by the relative name the scene holds.
+// for its kind and a Video naming the same file, by the relative name the scene holds, and
+// holding its bytes (Content) with --images embed.
+#include "formats/common/embedded_images.hpp"
 #include "formats/fbx/fbx_write.hpp"
 
 namespace rigport::fbx::out {
@@ -19,6 +21,11 @@ std::string texture_property(const TextureMap& map) {
         case TextureType::Other: return map.type_name.empty() ? "DiffuseColor" : map.type_name;
     }
     return "DiffuseColor";
+}
+
+// The image a Video holds with embed_images (the scene's, or the one found on disk), or null.
+const std::vector<uint8_t>* embedded_bytes(const Document& doc, const TextureMap& map) {
+    return doc.options.fbx.embed_images ? detail::texture_image(doc.scene, doc.options, map) : nullptr;
 }
 
 void colour(Node& p, const char* name, const Vec4& c) {
@@ -60,6 +67,7 @@ void write_materials(Document& doc) {
             v.add("UseMipMap", {i32(0)});
             v.add("Filename", {str(file)});
             v.add("RelativeFilename", {str(file)});
+            if (const std::vector<uint8_t>* bytes = embedded_bytes(doc, map)) v.add("Content", {raw(std::string(bytes->begin(), bytes->end()))});
             Node& t = doc.object("Texture", texture, name, "Texture", "");
             t.add("Type", {str("TextureVideoClip")});
             t.add("Version", {i32(202)});

@@ -18,7 +18,9 @@ double nearest_turn(double a, double near) { return a + 360.0 * std::round((near
 
 }  // namespace
 
-std::array<double, 3> euler_xyz_degrees(const Quat& q) {
+std::array<double, 3> euler_xyz_degrees(const Quat& q) { return euler_xyz_degrees(quatd::D4{q[0], q[1], q[2], q[3]}); }
+
+std::array<double, 3> euler_xyz_degrees(const quatd::D4& q) {
     double x = q[0], y = q[1], z = q[2], w = q[3];
     const double n = std::sqrt(x * x + y * y + z * z + w * w);
     if (n > 0) x /= n, y /= n, z /= n, w /= n;
@@ -39,7 +41,7 @@ std::array<double, 3> euler_xyz_degrees(const Quat& q) {
     return {a * degrees, b * degrees, c * degrees};
 }
 
-std::array<double, 3> euler_xyz_degrees(const Quat& q, const std::array<double, 3>& near) {
+std::array<double, 3> euler_xyz_degrees(const quatd::D4& q, const std::array<double, 3>& near) {
     const auto e = euler_xyz_degrees(q);
     // The same rotation as (a + 180, 180 - b, c + 180); each triple turned to lie nearest `near`,
     // and the nearer kept, so a track's keys never jump by 360 degrees.
@@ -57,7 +59,11 @@ std::array<double, 3> euler_xyz_degrees(const Quat& q, const std::array<double, 
     return best;
 }
 
-void add_model_properties(Node& model, const Transform& local) {
+quatd::D4 joint_rotation(const Document& doc, uint32_t joint, const Quat& q) {
+    return quatd::mul(quatd::conj(doc.joint_pre[joint]), quatd::D4{q[0], q[1], q[2], q[3]});
+}
+
+void add_model_properties(Node& model, const Transform& local, const quatd::D4& pre) {
     model.add("Version", {i32(232)});
     Node& p = model.add("Properties70");
     // Plain composition under the parent (InheritType 1, RSrs), as rigport's transforms compose;
@@ -65,7 +71,13 @@ void add_model_properties(Node& model, const Transform& local) {
     property_enum(p, "InheritType", 1);
     property_enum(p, "RotationOrder", 0);
     property_int(p, "DefaultAttributeIndex", 0);
-    const auto r = euler_xyz_degrees(local.rotate);
+    // FBX's rotation is PreRotation x Lcl Rotation (both XYZ Euler: docs/fbx.md §2.2).
+    if (pre[3] != 1) {
+        const auto e = euler_xyz_degrees(pre);
+        property_bool(p, "RotationActive", true);
+        property_vector(p, "PreRotation", "Vector3D", "Vector", "", {e[0], e[1], e[2]});
+    }
+    const auto r = euler_xyz_degrees(quatd::mul(quatd::conj(pre), quatd::D4{local.rotate[0], local.rotate[1], local.rotate[2], local.rotate[3]}));
     const double t[3] = {local.translate[0], local.translate[1], local.translate[2]};
     const double e[3] = {r[0], r[1], r[2]};
     const double s[3] = {local.scale[0], local.scale[1], local.scale[2]};
@@ -89,7 +101,15 @@ void write_joints(Document& doc) {
         property_double(a.add("Properties70"), "Size", 1.0);
         a.add("TypeFlags", {str("Skeleton")});
         const int64_t model = doc.id("Model/joint", i);
-        add_model_properties(doc.object("Model", model, name, "Model", "LimbNode"), j.bind);
+        // The rest orientation as the joint's PreRotation (Maya's joint orient), so its rotation
+        // curves hold the turn from rest: 0 at rest, far from the Euler angles' gimbal lock.
+        quatd::D4 pre{0, 0, 0, 1};
+        const Quat& r = j.bind.rotate;
+        const double n = std::sqrt(double(r[0]) * r[0] + double(r[1]) * r[1] + double(r[2]) * r[2] + double(r[3]) * r[3]);
+        if (doc.options.fbx.pre_rotation && n > 0 && std::fabs(double(r[3])) / n < 1 - 1e-12)
+            pre = {r[0] / n, r[1] / n, r[2] / n, r[3] / n};
+        doc.joint_pre.push_back(pre);
+        add_model_properties(doc.object("Model", model, name, "Model", "LimbNode"), j.bind, pre);
         doc.joint_models.push_back(model);
         doc.connect(attribute, model);
         doc.connect(model, j.parent >= 0 ? doc.joint_models[size_t(j.parent)] : 0);

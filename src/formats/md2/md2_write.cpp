@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "formats/common/embedded_images.hpp"
 #include "formats/common/vertex_frames.hpp"
 #include "formats/md2/md2.hpp"
 #include "rigport/process.hpp"
@@ -18,26 +19,6 @@ namespace {
 
 void warn(const SaveOptions& options, WarningCode code, std::string message) {
     if (options.warnings) options.warnings->add(code, std::move(message));
-}
-
-uint32_t be32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
-
-// Width and height of a PNG (IHDR) or baseline / progressive JPEG (SOFn), or {0, 0}.
-std::array<uint32_t, 2> image_size(const std::vector<uint8_t>& b) {
-    static const uint8_t png[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-    if (b.size() >= 24 && std::memcmp(b.data(), png, 8) == 0 && std::memcmp(b.data() + 12, "IHDR", 4) == 0)
-        return {be32(b.data() + 16), be32(b.data() + 20)};
-    if (b.size() < 4 || b[0] != 0xFF || b[1] != 0xD8) return {0, 0};
-    for (size_t at = 2; at + 9 < b.size();) {
-        if (b[at] != 0xFF) return {0, 0};
-        const uint8_t marker = b[at + 1];
-        const size_t length = size_t(b[at + 2]) << 8 | b[at + 3];
-        const bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
-        if (sof) return {uint32_t(b[at + 7]) << 8 | b[at + 8], uint32_t(b[at + 5]) << 8 | b[at + 6]};
-        if (length < 2) return {0, 0};
-        at += 2 + length;
-    }
-    return {0, 0};
 }
 
 // The diffuse map of a material, or nullptr.
@@ -101,13 +82,13 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
                           fmt::format("{} skins (materials' diffuse textures): Quake 2 loads at most {} per MD2 (MAX_MD2SKINS)", skins.size(),
                                       max_skins));
 
-    // Skin size: the first skin's image when the scene holds it, else 256 x 256.
+    // Skin size: the first skin's image (held by the scene, or found on disk by the caller:
+    // SaveOptions::images), else 256 x 256.
     uint32_t width = 256, height = 256;
     bool sized = false;
     if (skin_material) {
-        const TextureMap* map = diffuse_map(*skin_material);
-        if (map->image >= 0 && size_t(map->image) < scene.images.size()) {
-            const auto size = image_size(scene.images[size_t(map->image)].bytes);
+        if (const std::vector<uint8_t>* image = detail::texture_image(scene, options, *diffuse_map(*skin_material))) {
+            const auto size = detail::image_dimensions(*image);
             if (size[0] > 0 && size[1] > 0 && size[0] <= 32767 && size[1] <= 32767) width = size[0], height = size[1], sized = true;
         }
     }

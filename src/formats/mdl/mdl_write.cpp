@@ -49,20 +49,21 @@ uint8_t nearest_colour(uint8_t r, uint8_t g, uint8_t b) {
 Skin make_skin(const Scene& scene, int32_t material, const SaveOptions& options) {
     Skin skin;
     const Material* m = material >= 0 && size_t(material) < scene.materials.size() ? &scene.materials[size_t(material)] : nullptr;
-    const TextureMap* map = m ? detail::held_diffuse_map(*m) : nullptr;
-    if (!map || size_t(map->image) >= scene.images.size()) {
+    // The image the scene holds, or the one the pipeline found on disk (SaveOptions::images).
+    const TextureMap* map = m ? detail::diffuse_map_with_image(scene, options, *m) : nullptr;
+    if (!map) {
         std::string why = "the first mesh has no material";
         if (m) {
             why = fmt::format("material '{}' has no diffuse texture", m->name);
             for (const TextureMap& t : m->maps)
                 if (t.type == TextureType::Diffuse && !t.uri.empty())
-                    why = fmt::format("texture '{}' of material '{}' is a file, not an image held in the scene", t.uri, m->name);
+                    why = fmt::format("texture '{}' of material '{}' is neither held in the scene nor found beside the model", t.uri, m->name);
         }
         warn(options, WarningCode::Substituted, fmt::format("{}: the MDL gets a flat grey skin of 256 x 256 texels", why));
         skin.pixels.assign(size_t(skin.width) * skin.height, grey_index);
         return skin;
     }
-    auto image = detail::decode_rgba(scene.images[size_t(map->image)].bytes, max_skin_side);
+    auto image = detail::decode_rgba(*detail::texture_image(scene, options, *map), max_skin_side);
     if (!image) {
         warn(options, WarningCode::Substituted,
              fmt::format("texture '{}' cannot be a skin ({}): the MDL gets a flat grey skin of 256 x 256 texels", map->uri, image.error().message));
@@ -168,7 +169,7 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
     const Skin skin = make_skin(scene, scene.meshes[0].material, options);
     size_t other_skins = 0;
     for (size_t i = 0; i < scene.materials.size(); ++i)
-        if (int32_t(i) != scene.meshes[0].material && detail::held_diffuse_map(scene.materials[i])) ++other_skins;
+        if (int32_t(i) != scene.meshes[0].material && detail::diffuse_map_with_image(scene, options, scene.materials[i])) ++other_skins;
     if (other_skins)
         warn(options, WarningCode::DroppedData,
              fmt::format("{} other materials' images are not written: the MDL gets one skin, the first mesh's", other_skins));

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 #include "fbx_write_checks.hpp"
 #include "formats/fbx/fbx_document.hpp"
 #include "rigport/formats.hpp"
+#include "rigport/sample.hpp"
 #include "test_support.hpp"
 
 using namespace rigport;
@@ -210,4 +212,127 @@ TEST(FbxWrite, CliOptions) {
     const auto bytes = read_bytes(dir / "w.fbx");
     ASSERT_GT(bytes.size(), 27u);
     EXPECT_EQ(bytes[23] | bytes[24] << 8, 7700);
+}
+
+namespace {
+
+// The first Objects child named `type` whose name (before FBX's "\0\1Class") is `name`, or null.
+const fbx::Node* object_named(const fbx::Document& doc, const char* type, const std::string& name) {
+    for (const fbx::Node& n : doc.root.child("Objects")->children)
+        if (n.name == type && n.properties.size() > 1 && n.properties[1].text.substr(0, n.properties[1].text.find('\0')) == name) return &n;
+    return nullptr;
+}
+
+// A Properties70 entry's numbers (P: name, type, label, flags, values...), or empty.
+std::vector<double> property_values(const fbx::Node& model, const std::string& name) {
+    std::vector<double> v;
+    if (const fbx::Node* p = model.child("Properties70"))
+        for (const fbx::Node& e : p->children)
+            if (!e.properties.empty() && e.properties[0].text == name)
+                for (size_t i = 4; i < e.properties.size(); ++i) v.push_back(e.properties[i].number);
+    return v;
+}
+
+}  // namespace
+
+// A joint's rest orientation is its PreRotation (Maya's joint orient) and its Lcl Rotation zero at
+// rest; FbxOptions::pre_rotation = false keeps it in Lcl Rotation. Both read back as the source
+// (fbx_write_checks.hpp tolerances); the peers (ufbx, assimp, three.js, Blender) read the default.
+TEST(FbxWrite, RestOrientationsArePreRotations) {
+    const Scene source = as_fbx_axes(fbx_write_scene());
+    SaveOptions plain;
+    plain.fbx.pre_rotation = false;
+    for (const bool pre : {true, false}) {
+        SCOPED_TRACE(pre ? "PreRotation" : "Lcl Rotation");
+        auto bytes = pre ? write_fbx(source) : *save_bytes(source, "out.fbx", plain);
+        auto doc = fbx::parse_binary(bytes, {});
+        ASSERT_TRUE(doc);
+        size_t turned = 0;
+        for (const Joint& j : source.skeleton.joints) {
+            const fbx::Node* model = object_named(*doc, "Model", j.name);
+            ASSERT_NE(model, nullptr) << j.name;
+            const bool rest_turned = std::fabs(std::fabs(j.bind.rotate[3]) - 1.0f) > 1e-6f;
+            turned += rest_turned;
+            const auto pre_rotation = property_values(*model, "PreRotation"), lcl = property_values(*model, "Lcl Rotation");
+            ASSERT_EQ(lcl.size(), 3u);
+            if (pre && rest_turned) {
+                EXPECT_EQ(pre_rotation.size(), 3u) << j.name;
+                for (double a : lcl) EXPECT_NEAR(a, 0.0, 1e-9) << j.name;
+            } else {
+                EXPECT_TRUE(pre_rotation.empty()) << j.name;
+            }
+        }
+        EXPECT_GT(turned, 0u);
+        expect_fbx_round_trip(source, read_fbx(bytes));
+    }
+}
+
+// --timestamp: the header's CreationTimeStamp from SOURCE_DATE_EPOCH (or the clock); the top-level
+// CreationTime, FileId and footer stay the fixed ones the FBX SDK checks together. Without it
+// the stamp is 1970-01-01 10:00 whatever the environment.
+TEST(FbxWrite, TimestampFromSourceDateEpoch) {
+    const Scene source = make_sample_scene();
+    ::setenv("SOURCE_DATE_EPOCH", "1700000000", 1);  // 2023-11-14 22:13:20 UTC
+    SaveOptions o;
+    o.fbx.timestamp = true;
+    auto stamped = save_bytes(source, "out.fbx", o);
+    auto fixed = save_bytes(source, "out.fbx");
+    ::unsetenv("SOURCE_DATE_EPOCH");
+    ASSERT_TRUE(stamped && fixed);
+    auto stamp_of = [](const std::vector<uint8_t>& bytes) {
+        auto doc = fbx::parse_binary(bytes, {});
+        std::vector<int64_t> v;
+        if (!doc) return v;
+        const fbx::Node* s = doc->root.child("FBXHeaderExtension")->child("CreationTimeStamp");
+        for (const char* f : {"Year", "Month", "Day", "Hour", "Minute", "Second", "Millisecond"}) v.push_back(s->child(f)->properties[0].integer);
+        EXPECT_EQ(doc->root.child("CreationTime")->properties[0].text, "1970-01-01 10:00:00:000");
+        return v;
+    };
+    EXPECT_EQ(stamp_of(*stamped), (std::vector<int64_t>{2023, 11, 14, 22, 13, 20, 0}));
+    EXPECT_EQ(stamp_of(*fixed), (std::vector<int64_t>{1970, 1, 1, 10, 0, 0, 0}));
+    ASSERT_EQ(stamped->size(), fixed->size());
+    EXPECT_TRUE(std::equal(stamped->end() - 160, stamped->end(), fixed->end() - 160));  // the footer
+    // The clock: this year or later.
+    auto now = save_bytes(source, "out.fbx", o);
+    ASSERT_TRUE(now);
+    EXPECT_GE(stamp_of(*now)[0], 2026);
+}
+
+// --images embed: each Video holds its texture's bytes (Content), from the file beside the model
+// or from the image a .glb holds, and no image file is written beside the output; rigport's
+// reader gets the same bytes back. Without it the texture is named only and a held image goes
+// beside the output.
+TEST(FbxWrite, ImagesEmbedPutsTheTexturesInTheFile) {
+    const auto in = files_dir(), out = in / "out";
+    std::filesystem::create_directories(out);
+    ASSERT_TRUE(save(make_sample_scene(), (in / "in.iqm").string()));
+    const auto texture = make_sample_texture();
+    write_bytes(in / "sample_texture.png", texture);
+    const auto glb = run_cli({"convert", (in / "in.iqm").string(), "-o", (in / "held.glb").string(), "-q"});  // the .glb holds the texture
+    ASSERT_EQ(glb.exit_code, 0) << glb.err;
+    for (const char* input : {"in.iqm", "held.glb"}) {
+        SCOPED_TRACE(input);
+        std::filesystem::remove_all(out);
+        std::filesystem::create_directories(out);
+        const auto r = run_cli({"convert", (in / input).string(), "-o", (out / "x.fbx").string(), "--images", "embed", "-q"});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        size_t files = 0;
+        for (auto& e : std::filesystem::directory_iterator(out)) files += e.is_regular_file();
+        EXPECT_EQ(files, 1u) << "only x.fbx";
+        auto back = load((out / "x.fbx").string());
+        ASSERT_TRUE(back) << back.error().to_string();
+        ASSERT_EQ(back->images.size(), 1u);
+        EXPECT_EQ(back->images[0].bytes, texture);
+        ASSERT_FALSE(back->materials.empty());
+        ASSERT_FALSE(back->materials[0].maps.empty());
+        EXPECT_EQ(back->materials[0].maps[0].image, 0);
+    }
+    // Named only, by default.
+    std::filesystem::remove_all(out);
+    std::filesystem::create_directories(out);
+    const auto r = run_cli({"convert", (in / "in.iqm").string(), "-o", (out / "x.fbx").string(), "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto back = load((out / "x.fbx").string());
+    ASSERT_TRUE(back) << back.error().to_string();
+    EXPECT_TRUE(back->images.empty());
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -534,6 +535,41 @@ TEST(Md2Read, TexturePairingsBeyondSixteenPerVertexAreRefused) {
     ASSERT_FALSE(refused);
     EXPECT_EQ(refused.error().code, ErrorCode::LimitExceeded);
     EXPECT_EQ(refused.error().offset, std::optional<uint64_t>(4 * md2::w_num_tris));
+}
+
+// The skin's size comes from the texture the model names when it lies on disk beside it (the
+// pipeline reads it for the writer): a PNG by stb, a Quake 2 PCX by its header. Texture
+// coordinates are then in that skin's texels, and no "not known" warning is given.
+TEST(Md2Write, SkinSizeFromTheTextureBesideTheModel) {
+    const auto dir = files_dir();
+    Scene s = make_sample_scene();
+    ASSERT_TRUE(save(s, (dir / "png.iqm").string()));
+    write_bytes(dir / "sample_texture.png", make_sample_texture());  // 64 x 64
+    s.materials[0].maps[0].uri = "skin.pcx";
+    s.materials[0].name = "skin.pcx";
+    ASSERT_TRUE(save(s, (dir / "pcx.iqm").string()));
+    std::vector<uint8_t> pcx(128 + 16, 0);  // header: manufacturer 10, version 5, RLE, 8 bits, window 0,0 to 127,95
+    pcx[0] = 10, pcx[1] = 5, pcx[2] = 1, pcx[3] = 8, pcx[8] = 127, pcx[10] = 95;
+    write_bytes(dir / "skin.pcx", pcx);
+    for (auto [input, width, height] : {std::tuple{"png", 64u, 64u}, {"pcx", 128u, 96u}}) {
+        SCOPED_TRACE(input);
+        const auto out = dir / (std::string(input) + ".md2");
+        const auto r = run_cli({"convert", (dir / (std::string(input) + ".iqm")).string(), "-o", out.string()});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_EQ(r.err.find("not known"), std::string::npos) << r.err;
+        const auto bytes = read_bytes(out);
+        EXPECT_EQ(word(bytes, md2::w_skin_width), width);
+        EXPECT_EQ(word(bytes, md2::w_skin_height), height);
+        auto back = load(out.string());
+        ASSERT_TRUE(back) << back.error().to_string();
+        // Every UV read back within half a texel (of that skin) of one of the source's.
+        const auto& src = s.meshes[0].texcoords[0];
+        for (auto& t : back->meshes[0].texcoords[0]) {
+            double best = INFINITY;
+            for (auto& u : src) best = std::min(best, std::max(std::fabs(double(t[0]) - u[0]) * width, std::fabs(double(t[1]) - u[1]) * height));
+            EXPECT_LE(best, 0.5 + 1e-4);
+        }
+    }
 }
 
 }  // namespace

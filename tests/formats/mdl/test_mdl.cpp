@@ -448,5 +448,30 @@ TEST(MdlRead, HostileHeadersAreErrorsAtByteOffsets) {
     }
 }
 
+// The skin comes from the texture the model names when it lies on disk beside it (the pipeline
+// reads it for the writer): the sample's 64 x 64 PNG beside an IQM becomes the MDL's skin, in
+// Quake's palette within the same error as from a held image, with no "flat grey" warning.
+TEST(MdlWrite, TheTextureBesideTheModelIsTheSkin) {
+    const auto dir = files_dir();
+    ASSERT_TRUE(save(make_sample_scene(), (dir / "in.iqm").string()));
+    const auto texture = make_sample_texture();
+    write_bytes(dir / "sample_texture.png", texture);
+    const auto r = run_cli({"convert", (dir / "in.iqm").string(), "-o", (dir / "out.mdl").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("flat grey"), std::string::npos) << r.err;
+    const auto bytes = read_bytes(dir / "out.mdl");
+    EXPECT_EQ(u32_at(bytes, mdl::at_skin_width), 64u);
+    EXPECT_EQ(u32_at(bytes, mdl::at_skin_height), 64u);
+    // The same skin as written from the scene holding the image.
+    auto held = save_output(sample_with_texture(), "sample.mdl");
+    ASSERT_TRUE(held) << held.error().to_string();
+    auto a = load(dir.string() + "/out.mdl");
+    auto b = load_bytes(held->bytes, "sample.mdl");
+    ASSERT_TRUE(a && b);
+    ASSERT_EQ(a->images.size(), 1u);
+    ASSERT_EQ(b->images.size(), 1u);
+    EXPECT_EQ(a->images[0].bytes, b->images[0].bytes);
+}
+
 }  // namespace
 }  // namespace rigport::test
