@@ -4,6 +4,7 @@
 #include <numbers>
 
 #include "model/quatd.hpp"
+#include "process/studiomdl_qc.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport {
@@ -54,6 +55,7 @@ void scale_scene(Scene& scene, float s) {
         for (auto& t : anim.tracks)
             if (t.channel == Channel::Translation)
                 for (auto& v : t.values) v *= s;
+    detail::scale_studiomdl_qc(scene, s);  // hit boxes and attachments kept for a .qc
 }
 
 void rotate_scene(Scene& scene, const Rotation& r) {

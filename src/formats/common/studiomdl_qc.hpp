@@ -1,13 +1,6 @@
 // The studiomdl .qc lines a model read from a compiled studio model keeps for the .qc an SMD
-// writer makes (docs/hlmdl.md "Kept for the .qc", docs/smd.md "The .qc the writer writes").
+// writer makes (docs/hlmdl.md "Kept for the .qc", docs/smd.md "The .qc the writer writes"):
+// the extension's name and how its lengths scale live with the scene's transforms.
 #pragma once
 
-#include <string_view>
-
-namespace rigport::detail {
-
-// Scene::meta.extensions entry whose data is .qc command lines ($controller, $hbox,
-// $attachment), one per line, each ending in '\n', bone names quoted.
-constexpr std::string_view studiomdl_qc_extension = "studiomdl:qc";
-
-}  // namespace rigport::detail
+#include "process/studiomdl_qc.hpp"

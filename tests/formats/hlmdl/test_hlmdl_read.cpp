@@ -13,6 +13,8 @@
 #include "formats/hlmdl/hlmdl_builder.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"
+#include "rigport/process.hpp"
+#include "rigport/sample.hpp"
 #include "test_support.hpp"
 
 namespace rigport::test {
@@ -290,6 +292,32 @@ TEST(HlmdlRead, ControllersHitBoxesAndAttachmentsReachTheQc) {
     const std::string qc_text(qc->bytes.begin(), qc->bytes.end());
     EXPECT_NE(qc_text.find("$body \"body\" \"fixture\"\n" + lines), std::string::npos) << qc_text;
     EXPECT_NE(qc_text.find("$sequence \"idle\""), std::string::npos) << qc_text;
+}
+
+// The kept lines are lengths in bones' spaces: scaling the scene (--scale, --unit) multiplies a
+// hit box's corners, an attachment's offset and a translating controller's range; a rotating
+// controller's range and the bone names (one with a space) stay.
+TEST(HlmdlRead, KeptQcLinesScaleWithTheScene) {
+    Scene scene = make_sample_scene();
+    const std::string lines = "$controller 0 \"Bip01 Spine\" XR -30 30.5\n"
+                              "$controller 1 \"root\" Z -2 4\n"
+                              "$hbox 3 \"Bip01 Spine\" -1.25 -1.25 -1.25 2 2 2\n"
+                              "$attachment 0 \"root\" 10.5 0 -2\n";
+    scene.meta.extensions.push_back(PreservedExtension{"studiomdl:qc", std::vector<uint8_t>(lines.begin(), lines.end())});
+    TransformOptions t;
+    t.scale = 2.0f;
+    apply_transform(scene, t);
+    ASSERT_EQ(scene.meta.extensions.size(), 1u);
+    EXPECT_EQ(std::string(scene.meta.extensions[0].data.begin(), scene.meta.extensions[0].data.end()),
+              "$controller 0 \"Bip01 Spine\" XR -30 30.5\n"
+              "$controller 1 \"root\" Z -4 8\n"
+              "$hbox 3 \"Bip01 Spine\" -2.5 -2.5 -2.5 4 4 4\n"
+              "$attachment 0 \"root\" 21 0 -4\n");
+    // --unit: Quake units (an inch each, as the HL reader states them) to metres.
+    scene.meta.unit_scale = 0.0254f;
+    ASSERT_TRUE(convert_units(scene, 1.0));
+    const std::string metres(scene.meta.extensions[0].data.begin(), scene.meta.extensions[0].data.end());
+    EXPECT_NE(metres.find("$attachment 0 \"root\" 0.5334 0 -0.1016\n"), std::string::npos) << metres;
 }
 
 // A texture file (IDST without bones or body parts) and a sequence group file (IDSQ) are side
