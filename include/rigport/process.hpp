@@ -85,6 +85,10 @@ std::optional<Scene> iqm_conventions_copy(const Scene& scene);
 // step 8; docs/joe.md): a converted copy of a scene that is Y or X up or clockwise, or nothing when it
 // already is in them or says nothing about them.
 std::optional<Scene> z_up_ccw_copy(const Scene& scene);
+// The same for the OBJ and FBX writers (Y up with counter-clockwise front faces: docs/obj.md,
+// docs/fbx.md "Writing FBX"): a copy turned Y up and rewound when the scene is Z or X up or
+// clockwise, or nothing.
+std::optional<Scene> y_up_ccw_copy(const Scene& scene);
 
 // ---- end of clip (src/process/clip_end.cpp) ------------------------------------------------
 // What to do where an animation's stated length runs past its keys (Cal3D DURATION after the last

@@ -128,4 +128,14 @@ std::optional<Scene> z_up_ccw_copy(const Scene& scene) {
     return copy;
 }
 
+std::optional<Scene> y_up_ccw_copy(const Scene& scene) {
+    const bool turn = scene.meta.up == UpAxis::Z || scene.meta.up == UpAxis::X;
+    const bool rewind = scene.meta.front_face == Winding::Clockwise;
+    if (!turn && !rewind) return std::nullopt;
+    std::optional<Scene> copy = scene;
+    convert_to_y_up(*copy);
+    set_front_face(*copy, Winding::CounterClockwise);
+    return copy;
+}
+
 }  // namespace rigport

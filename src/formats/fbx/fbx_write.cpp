@@ -178,13 +178,7 @@ Expected<Output> write(const Scene& input, const std::string&, const SaveOptions
         return make_error(ErrorCode::InvalidArgument, fmt::format("FBX version {} is not written (7400, 7500 or 7700)", version));
     // FBX scenes are Y up with counter-clockwise front faces (docs/fbx.md "Writing FBX"): other
     // scenes are written from a converted copy.
-    const bool convert = (input.meta.up != UpAxis::Y && input.meta.up != UpAxis::Unknown) || input.meta.front_face == Winding::Clockwise;
-    std::optional<Scene> converted;
-    if (convert) {
-        converted = input;
-        convert_to_y_up(*converted);
-        set_front_face(*converted, Winding::CounterClockwise);
-    }
+    const std::optional<Scene> converted = y_up_ccw_copy(input);
     const Scene& scene = converted ? *converted : input;
     // Key times become FBX ticks (1/46186158000 s): each must fit a 64-bit tick count and keep
     // its track's order after rounding, or a reader would refuse the curve (docs/fbx.md §5).

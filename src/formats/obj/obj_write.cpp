@@ -56,14 +56,7 @@ Expected<Output> write(const Scene& input, const std::string& path, const SaveOp
         if (options.warnings) options.warnings->add(code, std::move(message));
     };
     // OBJ is Y up with counter-clockwise front faces: other scenes are written from a copy.
-    const bool convert = (input.meta.up != UpAxis::Y && input.meta.up != UpAxis::Unknown) ||
-                         (input.meta.front_face != Winding::CounterClockwise && input.meta.front_face != Winding::Unknown);
-    std::optional<Scene> converted;
-    if (convert) {
-        converted = input;
-        convert_to_y_up(*converted);
-        set_front_face(*converted, Winding::CounterClockwise);
-    }
+    const std::optional<Scene> converted = y_up_ccw_copy(input);
     const Scene& scene = converted ? *converted : input;
     // The scene\'s invariants: checked by save_output before any writer runs (src/pipeline/save.cpp).
 
