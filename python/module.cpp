@@ -14,6 +14,7 @@
 #include "rigport/options.hpp"
 #include "rigport/report.hpp"
 #include "rigport/sample.hpp"
+#include "rigport/targets.hpp"
 #include "rigport/version.hpp"
 
 namespace rigport::python {
@@ -312,6 +313,33 @@ py::object validate_py(const py::object& source, bool allow_outside, bool allow_
     return json_loads(validation_json(value_or_raise(std::move(report))));
 }
 
+// The dict `rigport check --target T --json` prints: a loaded Scene or a path / list of paths
+// measured against the engine profile (docs/targets.md).
+py::object check_py(const py::object& model, const std::string& target, bool allow_outside, bool allow_missing, bool companions) {
+    const TargetProfile* profile = find_target(target);
+    if (!profile) {
+        std::string names;
+        for (const TargetProfile& p : target_profiles()) names += (names.empty() ? "" : ", ") + std::string(p.name);
+        throw py::value_error("unknown target '" + target + "' (expected " + names + ")");
+    }
+    ValidationReport report;
+    if (py::isinstance<SceneRef>(model)) {
+        const SceneRef& ref = model.cast<const SceneRef&>();
+        report = check_target(*ref.scene, *profile);
+    } else {
+        Source s = source_of(model, false);
+        Expected<Scene> scene = Scene{};
+        {
+            py::gil_scoped_release unlocked;
+            scene = load_model(s.paths, load_options(allow_outside, allow_missing, companions));
+        }
+        report = check_target(value_or_raise(std::move(scene)), *profile, s.paths.front());
+    }
+    py::object out = json_loads(validation_json(report));
+    out["target"] = std::string(profile->name);
+    return out;
+}
+
 }  // namespace
 
 void bind_error(py::module_& m) {
@@ -377,6 +405,10 @@ PYBIND11_MODULE(rigport, m) {
     m.def("validate", &validate_py, py::arg("source"), py::kw_only(), py::arg("allow_outside") = false, py::arg("allow_missing") = false,
           py::arg("companions") = true,
           "The dict `rigport validate --json` prints for a path or a list of paths.");
+    m.def("check", &check_py, py::arg("model"), py::arg("target"), py::kw_only(), py::arg("allow_outside") = false,
+          py::arg("allow_missing") = false, py::arg("companions") = true,
+          "The dict `rigport check --target TARGET --json` prints, for a Scene or a path or a list of paths: each broken limit of "
+          "the engine profile a finding coded target.<measure> (docs/targets.md); 'errors' 0 when the model fits.");
     m.def("formats", []() { return json_loads(rigport::formats_json()); },
           "The dict `rigport formats --json` prints: every registry row with what it declares (docs/formats.md).");
     m.def("sample", []() { return SceneRef{std::make_shared<rigport::Scene>(rigport::make_sample_scene())}; },

@@ -17,5 +17,6 @@
 #include "rigport/report.hpp"
 #include "rigport/sample.hpp"
 #include "rigport/scene.hpp"
+#include "rigport/targets.hpp"
 #include "rigport/validate.hpp"
 #include "rigport/version.hpp"

@@ -1,5 +1,7 @@
-# rigport.info and rigport.validate give the very objects `rigport info --json` and
+# rigport.info, rigport.validate and rigport.check give the very objects `rigport info --json` and
 # `rigport validate --json` print (one builder in the library), for corpus files and the sample.
+import json
+
 import pytest
 import rigport
 
@@ -93,3 +95,22 @@ def test_formats_equals_cli_json(cli):
     assert rows["cal3d"]["member_extensions"] and ".caf" in rows["cal3d-caf"]["animation_only_extensions"]
     assert rows["gltf"]["single_file_extension"] == ".glb" and not rows["hlmdl"]["write"]
     assert rows["fbx"]["write"] and rows["fbx"]["writer_options"] == ["--fbx-ascii", "--fbx-version", "--fbx-no-pre-rotation", "--timestamp"]
+
+
+def test_check_equals_cli_json(cli, sample_iqm):
+    # The sample weights vertices with two joints: GoldSrc binds each vertex to one bone.
+    for target, exit_code in (("goldsrc", 5), ("three", 0)):
+        got = rigport.check(str(sample_iqm), target)
+        done = run_cli(cli, "check", "--target", target, "--json", sample_iqm, ok=False)
+        assert done.returncode == exit_code
+        assert got == json.loads(done.stdout)
+        assert got["target"] == target
+    assert [f["code"] for f in rigport.check(str(sample_iqm), "goldsrc")["findings"]] == ["target.influences"]
+    assert rigport.check(str(sample_iqm), "three")["errors"] == 0
+
+
+def test_check_of_a_loaded_scene(sample_iqm):
+    scene = rigport.load(sample_iqm)
+    assert [f["code"] for f in rigport.check(scene, "GoldSrc")["findings"]] == ["target.influences"]
+    with pytest.raises(ValueError, match="idtech4"):
+        rigport.check(scene, "doom3")

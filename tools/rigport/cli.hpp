@@ -152,5 +152,7 @@ Verb add_pack(CLI::App& app);  // VDrift JPK packs
 Verb add_batch(CLI::App& app);  // many models, one output folder
 Verb add_render(CLI::App& app);  // a PNG picture of a model
 Verb add_view(CLI::App& app);    // a self-contained web viewer page
+Verb add_targets(CLI::App& app);  // the engine profiles
+Verb add_check(CLI::App& app);    // a model against an engine profile
 
 }  // namespace rigport::cli
