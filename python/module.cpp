@@ -160,7 +160,7 @@ ConvertOptions convert_options(const py::kwargs& kw, const std::string& function
     static const std::vector<std::string> known = {"format", "scale", "rotate", "meshtrans", "force_joints", "axis", "loop_key",
                                                    "images", "convert_images", "fix_normals", "clip_end", "cal3d_dialect",
                                                    "cal3d_binary", "md3_tags", "fbx_ascii", "fbx_version", "fbx_pre_rotation", "timestamp", "threads", "allow_outside", "allow_missing", "force",
-                                                   "unit", "texture_path", "companions", "frame_rate"};
+                                                   "unit", "texture_path", "companions", "frame_rate", "target", "max_error"};
     for (auto item : kw) {
         const std::string key = item.first.cast<std::string>();
         const bool batch_own = function == "batch" && (key == "format" || key == "threads");
@@ -213,6 +213,18 @@ ConvertOptions convert_options(const py::kwargs& kw, const std::string& function
     o.fbx.version = word_or_raise(parse_fbx_version_word(std::to_string(get("fbx_version", int64_t(7400)))));
     o.threads = get("threads", uint32_t(0));
     o.force = get("force", false);
+    // target as --target; max_error as --max-error, a fraction of the model's size.
+    if (kw.contains("target") && !kw["target"].is_none()) {
+        const std::string name = kw["target"].cast<std::string>();
+        o.target = find_target(name);
+        if (!o.target) throw py::value_error("target '" + name + "': unknown engine (rigport targets lists them)");
+    }
+    if (kw.contains("max_error") && !kw["max_error"].is_none()) {
+        const double e = kw["max_error"].cast<double>();
+        if (!std::isfinite(e) || e < 0) throw py::value_error("max_error: a fraction of the model's size, 0 or more");
+        if (!o.target) throw py::value_error("max_error limits what target's fixes move: give target too");
+        o.max_error = e;
+    }
     return o;
 }
 
@@ -390,7 +402,8 @@ PYBIND11_MODULE(rigport, m) {
           "texture_path=None, companions=True) -> dict: what `rigport convert INPUT... -o OUTPUT` does (the same bytes), returning "
           "its --json record. texture_path: a folder or a list of folders, as --texture-path; companions=False: --no-companions; "
           "md3_tags: joint names ('a,b' or a list), as --md3-tags; fbx_ascii, fbx_version (7400, 7500 or 7700) as --fbx-ascii, "
-          "--fbx-version; fbx_pre_rotation=False as --fbx-no-pre-rotation; timestamp as --timestamp.");
+          "--fbx-version; fbx_pre_rotation=False as --fbx-no-pre-rotation; timestamp as --timestamp; target and max_error (a fraction) as "
+          "--target and --max-error.");
     m.def("batch", &batch_py, py::arg("inputs"), py::arg("out_dir"), py::arg("format"), py::kw_only(), py::arg("jobs") = 0,
           py::arg("follow_links") = false,
           "batch(inputs, out_dir, format, *, jobs=0, follow_links=False, **convert's keywords but format and threads) -> dict: what "

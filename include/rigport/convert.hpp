@@ -15,6 +15,7 @@
 #include "rigport/images.hpp"
 #include "rigport/io.hpp"
 #include "rigport/process.hpp"
+#include "rigport/targets.hpp"
 
 namespace rigport {
 
@@ -50,6 +51,12 @@ struct ConvertOptions {
     Md3Options md3;                      // --md3-tags
     FbxOptions fbx;                      // --fbx-ascii, --fbx-version
     uint32_t threads = 0;                // --threads: one model's compile and write; 0 = every core
+    // --target: the fixes the engine's profile allows, applied before writing, and a model that
+    // still breaks a limit refused (docs/targets.md "Fixing"). Null = none.
+    const TargetProfile* target = nullptr;
+    // --max-error: refuse when a fix moves a vertex by more than this fraction of the model's
+    // size (at rest or at any frame); < 0 = no limit.
+    double max_error = -1;
 };
 
 // One model to convert: its inputs (as convert's positional words give them) and where it goes.
@@ -78,6 +85,7 @@ struct ConvertResult {
     bool failed_writing = false;    // the error came from checking or writing the output
     Warnings read_warnings;         // compile()'s
     std::vector<std::string> normal_swaps;  // --fix-normals: one message per mesh swapped
+    std::vector<std::string> target_fixes;  // --target: one message per fix, with what it moved
     Warnings write_warnings;        // images and the writer's; shown only when the write succeeded
     std::vector<std::string> inputs;   // every file read: the inputs and every file they named
     std::vector<std::string> companions;  // the files beside a one-file model read with it (add_companions)

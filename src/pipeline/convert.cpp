@@ -11,6 +11,7 @@
 #include <set>
 
 #include "pipeline/convert_internal.hpp"
+#include "pipeline/target_fix.hpp"
 #include "rigport/report.hpp"
 
 namespace rigport {
@@ -112,6 +113,9 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
                 r.normal_swaps.push_back(fmt::format("mesh {}: normals swapped to (x, -z, y) as VDrift does ({} of {} faces perpendicular, limit {})",
                                                      m, tests[m].perpendicular, tests[m].faces, tests[m].limit));
     }
+    // --target: what the engine's profile allows fixing, before anything is counted or written.
+    if (o.target)
+        if (auto st = detail::fit_to_target(*scene, *o.target, o.max_error, r.target_fixes); !st) return failed(st.error(), false, false);
     count(*scene, r.counts);
     const std::string& input = job.inputs.front().paths.front();
 
@@ -232,6 +236,8 @@ std::string conversion_json(const std::string& input, const ConvertResult& r) {
     for (auto& s : r.normal_swaps) j["warnings"].push_back({{"code", "other"}, {"message", s}, {"path", input}, {"count", 1}});
     if (r.ok())
         for (auto& w : r.write_warnings.items) add(w);
+    // --target: each fix made, with what it moved (docs/targets.md "Fixing"); absent without it.
+    if (!r.target_fixes.empty()) j["target_fixes"] = r.target_fixes;
     j["error"] = r.error ? Json::parse(error_json(*r.error)) : Json(nullptr);
     j["seconds"] = r.seconds;
     return j.dump(2, ' ', false, Json::error_handler_t::replace);

@@ -6,9 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <filesystem>
 #include <set>
 #include <string>
 
+#include "pipeline/target_fix.hpp"
 #include "rigport/formats.hpp"
 #include "rigport/io.hpp"
 #include "rigport/sample.hpp"
@@ -214,4 +217,112 @@ TEST(Targets, CommandLine) {
     const auto unknown = run_cli({"check", "--target", "doom3", (dir / "sample.iqm").string()});
     EXPECT_EQ(unknown.exit_code, 1);
     EXPECT_NE(unknown.err.find("idtech4"), std::string::npos) << unknown.err;
+}
+
+// The displacement a fix causes, against a hand-computed case: a vertex at (1, 0, 0) weighted
+// half to the root (at the origin) and half to a child at (0, 1, 0) that turns 90 degrees about Z
+// in one second. At the end the child carries its half to (1, 2, 0), so the vertex is at (1, 1, 0);
+// bound to the root alone (GoldSrc's one bone; the tie keeps the first) it stays at (1, 0, 0):
+// 1 unit apart, the largest over the clip.
+TEST(TargetConvert, DisplacementAgainstAHandComputedCase) {
+    Scene s;
+    Mesh m;
+    m.positions = {{1, 0, 0}, {0, 0, 0}, {0, 0, 1}};
+    m.triangles = {{0, 1, 2}};
+    m.skin.offsets = {0, 2, 3, 4};
+    m.skin.influences = {{0, 0.5f}, {1, 0.5f}, {0, 1.0f}, {0, 1.0f}};
+    s.meshes.push_back(m);
+    s.skeleton.joints.push_back(Joint{"origin", -1, Transform{}});
+    Transform child;
+    child.translate = {0, 1, 0};
+    s.skeleton.joints.push_back(Joint{"child", 0, child});
+    Animation a;
+    a.name = "turn";
+    JointTrack t;
+    t.joint = 1;
+    t.channel = Channel::Rotation;
+    t.times = {0.0f, 1.0f};
+    const float h = float(std::sqrt(0.5));
+    t.values = {0, 0, 0, 1, 0, 0, h, h};
+    a.tracks.push_back(t);
+    s.animations.push_back(a);
+
+    Scene fixed = s;
+    std::vector<std::string> fixes;
+    ASSERT_TRUE(detail::fit_to_target(fixed, *find_target("goldsrc"), -1, fixes));
+    ASSERT_EQ(fixes.size(), 1u);
+    EXPECT_NE(fixes[0].find("1 vertex had more than 1"), std::string::npos) << fixes[0];
+    auto d = detail::skinned_displacement(s, fixed);
+    ASSERT_TRUE(d);
+    EXPECT_NEAR(d->largest, 1.0, 1e-5);
+    // The size: the box of the vertices over the clip, from (0, 0, 0) to about (1.21, 1, 1).
+    EXPECT_GT(d->size, std::sqrt(3.0) - 1e-6);
+    EXPECT_LT(d->size, std::sqrt(1.2072 * 1.2072 + 2) + 1e-3);
+    // --max-error below the figure refuses, above it passes.
+    Scene again = s;
+    fixes.clear();
+    EXPECT_FALSE(detail::fit_to_target(again, *find_target("goldsrc"), 0.9 / d->size, fixes));
+    again = s;
+    fixes.clear();
+    EXPECT_TRUE(detail::fit_to_target(again, *find_target("goldsrc"), 1.1 / d->size, fixes));
+}
+
+// Every profile: the built-in sample converted with --target and an output without extension
+// gets the engine's format, and the file written passes check --target for the same profile.
+TEST(TargetConvert, EveryProfileTurnsTheSampleIntoAFileThatFits) {
+    const auto dir = files_dir();
+    ASSERT_TRUE(save(make_sample_scene(), (dir / "sample.iqm").string()));
+    write_bytes(dir / "sample_texture.png", make_sample_texture());
+    for (const TargetProfile& p : target_profiles()) {
+        SCOPED_TRACE(std::string(p.name));
+        const std::string stem = (dir / std::string(p.name)).string();
+        const auto r = run_cli({"convert", (dir / "sample.iqm").string(), "--target", std::string(p.name), "-o", stem, "--json", "-q"});
+        ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+        const auto record = nlohmann::json::parse(r.out);
+        const std::string written = record["outputs"][0];
+        const FormatInfo* format = find_format(p.formats.front());
+        ASSERT_NE(format, nullptr);
+        EXPECT_EQ(written, stem + std::string(format->extensions.front()));
+        const auto check = run_cli({"check", "--target", std::string(p.name), written});
+        EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    }
+}
+
+// What no fix reaches is refused with the limit's code and nothing is written; joint names are
+// cut to the engine's bytes and kept unique.
+TEST(TargetConvert, UnfixableLimitsRefuseAndNamesAreCut) {
+    const auto dir = files_dir();
+    Scene big = small_model();
+    big.meshes[0].positions.resize(3000, Vec3{0, 0, 1});
+    big.meshes[0].skin.offsets.clear();
+    big.meshes[0].skin.influences.clear();
+    ASSERT_TRUE(save(big, (dir / "big.iqm").string()));
+    const auto r = run_cli({"convert", (dir / "big.iqm").string(), "--target", "quake2", "-o", (dir / "big.md2").string()});
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_NE(r.err.find("3000 vertices"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "big.md2"));
+
+    Scene named = small_model();
+    grow_joints(named, 3);
+    named.skeleton.joints[1].name = std::string(40, 'a');
+    named.skeleton.joints[2].name = std::string(40, 'a') + "b";
+    std::vector<std::string> fixes;
+    ASSERT_TRUE(detail::fit_to_target(named, *find_target("goldsrc"), -1, fixes));
+    EXPECT_EQ(named.skeleton.joints[1].name, std::string(31, 'a'));
+    EXPECT_EQ(named.skeleton.joints[2].name, std::string(29, 'a') + "_2");
+    ASSERT_FALSE(fixes.empty());
+    EXPECT_NE(fixes.back().find("2 joint names cut to 31 bytes"), std::string::npos) << fixes.back();
+}
+
+// --max-error and an unknown --target are usage errors before anything is read.
+TEST(TargetConvert, CommandLineWords) {
+    const auto dir = files_dir();
+    ASSERT_TRUE(save(make_sample_scene(), (dir / "s.iqm").string()));
+    EXPECT_EQ(run_cli({"convert", (dir / "s.iqm").string(), "--target", "doom3", "-o", (dir / "x.md5mesh").string()}).exit_code, 1);
+    EXPECT_EQ(run_cli({"convert", (dir / "s.iqm").string(), "--max-error", "1%", "-o", (dir / "x.iqm").string()}).exit_code, 1);
+    EXPECT_EQ(run_cli({"convert", (dir / "s.iqm").string(), "--target", "goldsrc", "--max-error", "x", "-o", (dir / "x.smd").string()}).exit_code, 1);
+    const auto refused = run_cli({"convert", (dir / "s.iqm").string(), "--target", "goldsrc", "--max-error", "0.1%", "-o", (dir / "x.smd").string()});
+    EXPECT_EQ(refused.exit_code, 3) << refused.err;
+    EXPECT_NE(refused.err.find("more than --max-error 0.1%"), std::string::npos) << refused.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "x.smd"));
 }

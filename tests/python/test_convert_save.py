@@ -22,6 +22,7 @@ CONVERT_CASES = [
     (["fbx/ufbx_ufbx__maya_kenney_character_7700_binary.fbx"], "out.glb", {"unit": "keep"}, ["--unit", "keep"]),
     (["fbx/ufbx_ufbx__maya_kenney_character_7700_binary.fbx"], "out.smd", {"unit": "m"}, ["--unit", "m"]),
     (["md2/assimp_assimp__faerie.md2"], "out.iqe", {"frame_rate": 24}, ["--frame-rate", "24"]),
+    (["iqm/mrfixit.iqm"], "out.smd", {"target": "goldsrc", "max_error": 0.5}, ["--target", "goldsrc", "--max-error", "0.5"]),
 ]
 
 

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -39,6 +40,8 @@ struct ConvertArgs {
     std::string fbx_version = "7400";     // FBX output: 7400, 7500 or 7700
     bool fbx_no_pre_rotation = false;     // FBX output: rest orientations in Lcl Rotation, no PreRotation
     bool timestamp = false;               // FBX output: the header's creation time from the clock
+    std::string target;                   // --target: an engine profile (docs/targets.md)
+    std::string max_error;                // --max-error: "0.01" or "1%" of the model's size
     bool fix_normals = false;     // VDrift's normal swap where its heuristic fires (jpk.hpp)
     bool force = false;           // replace a read-only output; JOE: write beyond VDrift's limits
     bool quiet = false;           // -q: no warnings (errors still print)
@@ -148,6 +151,25 @@ Expected<ModelOptions> model_options(const ConvertArgs& a) {
     o.fbx.ascii = a.fbx_ascii;
     o.fbx.pre_rotation = !a.fbx_no_pre_rotation;
     o.fbx.timestamp = a.timestamp;
+    if (!a.target.empty()) {
+        o.target = find_target(a.target);
+        if (!o.target) {
+            std::string names;
+            for (const TargetProfile& p : target_profiles()) names += (names.empty() ? "" : ", ") + std::string(p.name);
+            return usage_error(fmt::format("--target '{}': unknown engine (expected {})", printable(a.target, 80), names));
+        }
+    }
+    if (!a.max_error.empty()) {
+        // A fraction of the model's size, or a percentage with '%'.
+        const bool percent = a.max_error.back() == '%';
+        const std::string number = percent ? a.max_error.substr(0, a.max_error.size() - 1) : a.max_error;
+        char* end = nullptr;
+        const double v = std::strtod(number.c_str(), &end);
+        if (number.empty() || *end != 0 || !std::isfinite(v) || v < 0)
+            return usage_error(fmt::format("--max-error '{}': expected a fraction of the model's size (0.01) or a percentage (1%)", printable(a.max_error, 80)));
+        if (a.target.empty()) return usage_error("--max-error limits what --target's fixes move: give --target too");
+        o.max_error = percent ? v / 100 : v;
+    }
     if (a.json && is_stdout_path(a.output))
         return usage_error("--json prints on standard output, where -o - streams the model: use one of them");
     if (!a.depfile.empty() && (is_stdout_path(a.output) || is_stdout_path(a.depfile)))
@@ -162,7 +184,12 @@ Expected<ModelOptions> model_options(const ConvertArgs& a) {
     return o;
 }
 
-int run_convert(const ConvertArgs& a) {
+int run_convert(const ConvertArgs& given) {
+    ConvertArgs a = given;
+    // --target with an output without extension: the engine's first format, its extension added.
+    if (const TargetProfile* t = find_target(a.target); t && a.format.empty() && !is_stdout_path(a.output) &&
+                                                           std::filesystem::path(a.output).extension().empty())
+        if (const FormatInfo* f = find_format(t->formats.front()); f && !f->extensions.empty()) a.output += std::string(f->extensions.front());
     // Every option is checked before any input is read.
     auto options = model_options(a);
     if (!options) return fail(options.error(), exit_usage, a.json);
@@ -284,6 +311,12 @@ Verb add_convert(CLI::App& app) {
                   "FBX output: joints' rest orientations in Lcl Rotation, without PreRotation (default: PreRotation, as Maya's joint orient)");
     sub->add_flag("--timestamp", args->timestamp,
                   "FBX output: the header's creation time from the clock (SOURCE_DATE_EPOCH when set) instead of the fixed one");
+    sub->add_option("--target", args->target,
+                    "Fit the model to an engine (idtech4, goldsrc, source, quake, quake2, quake3, darkplaces, fte, raylib, godot, three, "
+                    "unity, unreal): apply the fixes its limits allow, report each, refuse what stays broken; -o without extension takes "
+                    "the engine's format (docs/targets.md)");
+    sub->add_option("--max-error", args->max_error,
+                    "With --target: refuse when a fix moves a vertex by more than this fraction of the model's size (0.01, or 1%)");
     sub->add_option("--threads", args->threads,
                     "Threads for this model's compile and write (default 0: every core); the output is the same for any N");
     sub->add_flag("-v,--verbose", args->verbose, "Print every warning (one line each, none folded or held back) and a summary of what was written");

@@ -32,6 +32,8 @@ void append_warnings(const ConvertResult& result, std::string& text, const Warni
             for (auto& line : warning_lines(warnings.items)) lines.push_back(std::move(line));
     };
     add(result.read_warnings);
+    // --target's fixes are what was asked: always shown, before any warning.
+    for (auto& s : result.target_fixes) text += fmt::format("Fixed: {}\n", terminal_text(s));
     for (auto& s : result.normal_swaps) lines.push_back({s, 1});
     if (result.ok()) add(result.write_warnings);
     size_t shown = lines.size();

@@ -1,0 +1,168 @@
+// convert --target's fixes (docs/targets.md "Fixing"): what an engine profile allows changing so
+// the model fits, each reported, and the skinned displacement of those that move vertices.
+#include "pipeline/target_fix.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "rigport/process.hpp"
+
+namespace rigport::detail {
+
+namespace {
+
+const TargetLimit* limit_of(const TargetProfile& profile, TargetMeasure measure) {
+    for (const TargetLimit& l : profile.limits)
+        if (l.measure == measure) return &l;
+    return nullptr;
+}
+
+// Joint `j` and every later index moved up by one: a new joint 0 goes in front (parent-first
+// order is kept, since the new joint has no parent and every old root becomes its child).
+void insert_root(Scene& scene, const std::string& name) {
+    auto& joints = scene.skeleton.joints;
+    for (Joint& j : joints) j.parent = j.parent < 0 ? 0 : j.parent + 1;
+    joints.insert(joints.begin(), Joint{name, -1, Transform{}});
+    for (Mesh& mesh : scene.meshes)
+        for (Influence& in : mesh.skin.influences) ++in.joint;
+    for (Animation& a : scene.animations)
+        for (JointTrack& t : a.tracks) ++t.joint;
+    auto& ids = scene.skeleton.source_ids;
+    if (!ids.empty()) ids.insert(ids.begin(), *std::max_element(ids.begin(), ids.end()) + 1);
+}
+
+// `name` cut to `most` bytes (at a UTF-8 character's start) and made unique among `taken` by a
+// "_2", "_3" ... suffix inside the limit.
+std::string cut_name(const std::string& name, size_t most, std::set<std::string>& taken) {
+    auto cut = [](std::string s, size_t n) {
+        if (s.size() <= n) return s;
+        size_t end = n;
+        while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+        return s.substr(0, end);
+    };
+    std::string out = cut(name, most);
+    for (int k = 2; taken.count(out); ++k) {
+        const std::string suffix = fmt::format("_{}", k);
+        out = cut(name, most > suffix.size() ? most - suffix.size() : 0) + suffix;
+    }
+    taken.insert(out);
+    return out;
+}
+
+// Names of one kind cut to the profile's byte limit; the message, or empty when none was longer.
+template <class Items, class NameOf>
+std::string cut_names(Items& items, NameOf name_of, const TargetLimit* limit, const char* kind) {
+    if (!limit) return {};
+    std::set<std::string> taken;
+    for (auto& item : items)
+        if (name_of(item).size() <= limit->most) taken.insert(name_of(item));
+    size_t cut = 0;
+    std::string first;
+    for (auto& item : items) {
+        std::string& name = name_of(item);
+        if (name.size() <= limit->most) continue;
+        const std::string was = name;
+        name = cut_name(was, size_t(limit->most), taken);
+        if (cut++ == 0) first = fmt::format("'{}' -> '{}'", was, name);
+    }
+    if (!cut) return {};
+    return fmt::format("{} {} name{} cut to {} bytes ({}{}), as {}", cut, kind, cut == 1 ? "" : "s", limit->most, first, cut > 1 ? ", ..." : "",
+                       limit->source);
+}
+
+}  // namespace
+
+Expected<Displacement> skinned_displacement(const Scene& before, const Scene& after) {
+    auto a = bake_frames(before);
+    if (!a) return a.error();
+    auto b = bake_frames(after);
+    if (!b) return b.error();
+    Displacement d;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t f = 0; f < a->frames.size() && f < b->frames.size(); ++f)
+        for (size_t m = 0; m < a->frames[f].positions.size() && m < b->frames[f].positions.size(); ++m) {
+            const auto& pa = a->frames[f].positions[m];
+            const auto& pb = b->frames[f].positions[m];
+            for (size_t v = 0; v < pa.size() && v < pb.size(); ++v) {
+                double e = 0;
+                for (int k = 0; k < 3; ++k) {
+                    e += (double(pa[v][k]) - pb[v][k]) * (double(pa[v][k]) - pb[v][k]);
+                    lo[k] = std::min(lo[k], double(pa[v][k])), hi[k] = std::max(hi[k], double(pa[v][k]));
+                }
+                d.largest = std::max(d.largest, std::sqrt(e));
+            }
+        }
+    if (lo[0] <= hi[0]) d.size = std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    return d;
+}
+
+Status fit_to_target(Scene& scene, const TargetProfile& profile, double max_error, std::vector<std::string>& fixes) {
+    // Influences: the lightest dropped, the rest renormalised (GoldSrc's 1: each vertex bound to
+    // its heaviest joint). The only fix here that moves vertices, so the only one measured.
+    if (const TargetLimit* l = limit_of(profile, TargetMeasure::Influences)) {
+        uint64_t over = 0;
+        for (const Mesh& mesh : scene.meshes)
+            if (!mesh.skin.empty())
+                for (uint32_t v = 0; v < mesh.vertex_count(); ++v) {
+                    uint64_t n = 0;
+                    for (const Influence* in = mesh.skin.begin(v); in != mesh.skin.begin(v) + mesh.skin.count(v); ++in) n += in->weight != 0;
+                    over += n > l->most;
+                }
+        if (over) {
+            const Scene before = scene;
+            limit_weights(scene, uint32_t(l->most));
+            auto moved = skinned_displacement(before, scene);
+            if (!moved) return moved.error();
+            fixes.push_back(fmt::format("influences: {} {} more than {}; the lightest dropped and the rest renormalised ({}): moved "
+                                        "vertices by at most {:.3g}% of the model's size ({:.4g} units), at rest and over every frame of {} "
+                                        "animation{}",
+                                        over, over == 1 ? "vertex had" : "vertices had", l->most, l->source, moved->fraction() * 100, moved->largest, scene.animations.size(),
+                                        scene.animations.size() == 1 ? "" : "s"));
+            if (max_error >= 0 && moved->fraction() > max_error)
+                return make_error(ErrorCode::Unsupported,
+                                  fmt::format("--target {}: cutting influences to {} moves vertices by {:.3g}% of the model's size, more than "
+                                              "--max-error {:.3g}%",
+                                              profile.name, l->most, moved->fraction() * 100, max_error * 100));
+        }
+    }
+    // Roots: every root under one new joint at the origin (named as the engine wants), which
+    // moves nothing.
+    if (!scene.skeleton.joints.empty()) {
+        size_t roots = 0;
+        std::string root;
+        for (const Joint& j : scene.skeleton.joints)
+            if (j.parent < 0) ++roots, root = j.name;
+        const TargetLimit* one = limit_of(profile, TargetMeasure::Roots);
+        const bool misnamed = !profile.root_name.empty() && (roots != 1 || root != profile.root_name);
+        if (misnamed || (one && roots > one->most)) {
+            std::string name = profile.root_name.empty() ? std::string("root") : std::string(profile.root_name);
+            std::set<std::string> taken;
+            for (const Joint& j : scene.skeleton.joints) taken.insert(j.name);
+            name = cut_name(name, name.size() + 8, taken);
+            insert_root(scene, name);
+            fixes.push_back(fmt::format("roots: {} root joint{} put under a new root '{}' at the origin (no vertex moves){}", roots,
+                                        roots == 1 ? "" : "s", name, misnamed ? fmt::format(" ({})", profile.root_name_source) : ""));
+        }
+    }
+    // Names cut to the engine's byte limits, kept unique.
+    for (const std::string& message :
+         {cut_names(scene.skeleton.joints, [](Joint& j) -> std::string& { return j.name; }, limit_of(profile, TargetMeasure::JointNameBytes), "joint"),
+          cut_names(scene.meshes, [](Mesh& m) -> std::string& { return m.name; }, limit_of(profile, TargetMeasure::MeshNameBytes), "mesh"),
+          cut_names(scene.animations, [](Animation& a) -> std::string& { return a.name; }, limit_of(profile, TargetMeasure::AnimationNameBytes),
+                    "animation")})
+        if (!message.empty()) fixes.push_back("names: " + message);
+    // What no fix reaches is refused, naming it: nothing is written.
+    const ValidationReport left = check_target(scene, profile);
+    if (!left.findings.empty()) {
+        std::string what;
+        for (size_t i = 0; i < left.findings.size() && i < 3; ++i) what += (i ? "; " : "") + left.findings[i].message;
+        if (left.findings.size() > 3) what += fmt::format("; and {} more", left.findings.size() - 3);
+        return make_error(ErrorCode::Unsupported, fmt::format("--target {}: the model does not fit after the fixes rigport makes: {}", profile.name, what));
+    }
+    return Ok{};
+}
+
+}  // namespace rigport::detail
