@@ -108,6 +108,10 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
     const bool embed = options.mode == ImageOptions::Mode::Embed ||
                        (options.mode == ImageOptions::Mode::Auto && writes_one_file(output_path));
     detail::TextureFinder finder(detail::texture_search(options));
+    // What the output does without the image: glTF leaves the map out (a reference to a missing
+    // file is invalid glTF); the formats that read images for themselves (any_type: FBX, MD2,
+    // MDL) keep naming the file.
+    const char* without = options.any_type ? "the output names it without its image" : "its material is written without it";
     std::vector<GltfImage> out;
     for (const std::string& uri : uris) {
         GltfImage image{uri, {}, {}, {}};
@@ -117,7 +121,7 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
         }
         if (is_web_uri(uri)) {
             warnings.add(WarningCode::TextureNotFound,
-                         fmt::format("texture '{}' is a web address, which rigport does not fetch; its material is written without it", uri),
+                         fmt::format("texture '{}' is a web address, which rigport does not fetch; {}", uri, without),
                          std::nullopt, options.model_path);
             out.push_back(image);
             continue;
@@ -130,8 +134,8 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
         const detail::TextureLookup found = finder.find(uri);
         if (found.file.empty()) {
             warnings.add(WarningCode::TextureNotFound,
-                         fmt::format("texture '{}' not found (looked for {}{}); its material is written without it", uri, found.looked,
-                                     found.refused.empty() ? "" : "; not looked at: " + found.refused),
+                         fmt::format("texture '{}' not found (looked for {}{}); {}", uri, found.looked,
+                                     found.refused.empty() ? "" : "; not looked at: " + found.refused, without),
                          std::nullopt, options.model_path);
             out.push_back(image);
             continue;
@@ -158,7 +162,7 @@ static Expected<std::vector<GltfImage>> resolve_images_unguarded(const Scene& sc
         } else if (!is_image(*bytes)) {
             // Not an image stb knows (converted or not): its path is not written into the output.
             warnings.add(WarningCode::TextureNotFound,
-                         fmt::format("texture '{}': {} is not an image; its material is written without it", uri, file.generic_string()),
+                         fmt::format("texture '{}': {} is not an image; {}", uri, file.generic_string(), without),
                          std::nullopt, options.model_path);
         } else {
             image.uri = relative_uri(file, output_path);
