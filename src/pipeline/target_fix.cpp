@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 
+#include "rigport/anim.hpp"
 #include "rigport/process.hpp"
 
 namespace rigport::detail {
@@ -126,6 +127,52 @@ Status fit_to_target(Scene& scene, const TargetProfile& profile, double max_erro
                                   fmt::format("--target {}: cutting influences to {} moves vertices by {:.3g}% of the model's size, more than "
                                               "--max-error {:.3g}%",
                                               profile.name, l->most, moved->fraction() * 100, max_error * 100));
+        }
+    }
+    // Unweighted vertices of skinned meshes: each bound to the joint nearest it in the bind pose
+    // (weight 1), so it follows that part of the body instead of staying behind.
+    if (profile.weighted_vertices && !scene.skeleton.joints.empty()) {
+        std::vector<Transform> bind;
+        for (const Joint& j : scene.skeleton.joints) bind.push_back(j.bind);
+        const std::vector<Mat4> world = world_matrices(scene.skeleton, bind);
+        const Scene before = scene;
+        uint64_t bound = 0;
+        for (Mesh& mesh : scene.meshes) {
+            if (mesh.skin.empty()) continue;
+            SkinInfluences skin;
+            skin.offsets.push_back(0);
+            for (uint32_t v = 0; v < mesh.vertex_count(); ++v) {
+                double sum = 0;
+                for (const Influence* in = mesh.skin.begin(v); in != mesh.skin.begin(v) + mesh.skin.count(v); ++in) {
+                    sum += in->weight;
+                    skin.influences.push_back(*in);
+                }
+                if (!(sum > 0)) {
+                    uint32_t nearest = 0;
+                    double best = INFINITY;
+                    for (uint32_t j = 0; j < world.size(); ++j) {
+                        double d = 0;
+                        for (int k = 0; k < 3; ++k) d += (double(world[j][3][size_t(k)]) - mesh.positions[v][k]) * (double(world[j][3][size_t(k)]) - mesh.positions[v][k]);
+                        if (d < best) best = d, nearest = j;
+                    }
+                    skin.influences.resize(skin.offsets.back());  // its zero weights go
+                    skin.influences.push_back({nearest, 1.0f});
+                    ++bound;
+                }
+                skin.offsets.push_back(uint32_t(skin.influences.size()));
+            }
+            mesh.skin = std::move(skin);
+        }
+        if (bound) {
+            auto moved = skinned_displacement(before, scene);
+            if (!moved) return moved.error();
+            fixes.push_back(fmt::format("unweighted: {} {} of skinned meshes bound to the nearest joint: moved vertices by at most {:.3g}% of the "
+                                        "model's size ({:.4g} units), at rest and over every frame",
+                                        bound, bound == 1 ? "vertex" : "vertices", moved->fraction() * 100, moved->largest));
+            if (max_error >= 0 && moved->fraction() > max_error)
+                return make_error(ErrorCode::Unsupported, fmt::format("--target {}: binding unweighted vertices moves vertices by {:.3g}% of the "
+                                                                      "model's size, more than --max-error {:.3g}%",
+                                                                      profile.name, moved->fraction() * 100, max_error * 100));
         }
     }
     // Roots: every root under one new joint at the origin (named as the engine wants), which

@@ -22,7 +22,7 @@ struct Displacement {
 Expected<Displacement> skinned_displacement(const Scene& before, const Scene& after);
 
 // Applies what the profile allows and the scene needs: influences cut to the limit (the lightest
-// dropped, the rest renormalised), roots gathered under one (the profile's root name, at the
+// dropped, the rest renormalised), unweighted skinned vertices bound to the nearest joint, roots gathered under one (the profile's root name, at the
 // origin), joint, mesh and animation names cut to the byte limits (kept unique; material names
 // are texture names in several formats, so they are only checked). One message per fix in `fixes`; a fix
 // that moves vertices says by how much. Refused (Unsupported) when a fix moves a vertex by more

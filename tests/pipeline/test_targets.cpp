@@ -326,3 +326,25 @@ TEST(TargetConvert, CommandLineWords) {
     EXPECT_NE(refused.err.find("more than --max-error 0.1%"), std::string::npos) << refused.err;
     EXPECT_FALSE(std::filesystem::exists(dir / "x.smd"));
 }
+
+// A skinned vertex without weight is bound to the joint nearest it in the bind pose: it then
+// follows that joint (here 1 unit up over the clip, the figure reported) instead of staying.
+TEST(TargetConvert, UnweightedVerticesAreBoundToTheNearestJoint) {
+    Scene s = small_model();
+    grow_joints(s, 2);
+    s.skeleton.joints[1].bind.translate = {5, 5, 5};  // far from every vertex
+    s.meshes[0].skin.influences[1].weight = 0;         // vertex 1, at (1, 0, 0)
+    std::vector<std::string> fixes;
+    Scene fixed = s;
+    ASSERT_TRUE(detail::fit_to_target(fixed, *find_target("three"), -1, fixes));
+    ASSERT_EQ(fixes.size(), 1u);
+    EXPECT_NE(fixes[0].find("unweighted: 1 vertex of skinned meshes bound"), std::string::npos) << fixes[0];
+    const Mesh& m = fixed.meshes[0];
+    ASSERT_EQ(m.skin.count(1), 1u);
+    EXPECT_EQ(m.skin.begin(1)->joint, 0u);
+    EXPECT_EQ(m.skin.begin(1)->weight, 1.0f);
+    auto d = detail::skinned_displacement(s, fixed);
+    ASSERT_TRUE(d);
+    EXPECT_NEAR(d->largest, 1.0, 1e-5);  // the root's clip lifts it by 1
+    EXPECT_TRUE(check_target(fixed, *find_target("three")).findings.empty());
+}
