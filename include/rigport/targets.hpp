@@ -21,6 +21,7 @@ enum class TargetMeasure : uint8_t {
     VerticesPerMesh,   // vertices of one mesh (a surface, a submodel)
     TrianglesPerMesh,  // triangles of one mesh
     Vertices,          // vertices of the model
+    Positions,         // distinct vertex positions of the model (studiomdl stores normals and UVs apart)
     Triangles,         // triangles of the model
     Meshes,            // meshes (surfaces, skins of one model)
     Frames,            // frames of the model: every animation sampled at the profile's frame rate

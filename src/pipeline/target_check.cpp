@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <set>
 
@@ -67,6 +69,15 @@ Worst measure(const Scene& scene, const TargetProfile& profile, TargetMeasure wh
             uint64_t n = 0;
             for (const Mesh& mesh : scene.meshes) n += mesh.vertex_count();
             w.see(n, most, "the model");
+            break;
+        }
+        case TargetMeasure::Positions: {
+            // Seams split rigport's vertices by normal and texture coordinate; studiomdl counts
+            // the positions (each with its bone), so equal positions count once.
+            std::set<std::array<uint32_t, 3>> seen;
+            for (const Mesh& mesh : scene.meshes)
+                for (const Vec3& p : mesh.positions) seen.insert({std::bit_cast<uint32_t>(p[0]), std::bit_cast<uint32_t>(p[1]), std::bit_cast<uint32_t>(p[2])});
+            w.see(seen.size(), most, "the model");
             break;
         }
         case TargetMeasure::Triangles: {

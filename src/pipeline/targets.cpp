@@ -29,7 +29,7 @@ std::vector<TargetProfile> make_profiles() {
                  .limits = {{M::Influences, 1, "Half-Life SDK, engine/studio.h: mstudiomodel_t binds each vertex to one bone (vertinfoindex)"},
                             {M::Joints, 128, "Half-Life SDK, engine/studio.h: MAXSTUDIOBONES"},
                             {M::Roots, 1, "studiomdl: one skeleton per model (the first root's children)"},
-                            {M::Vertices, 2048, "Half-Life SDK, engine/studio.h: MAXSTUDIOVERTS"},
+                            {M::Positions, 2048, "Half-Life SDK, engine/studio.h: MAXSTUDIOVERTS (positions; normals and texture coordinates are stored apart)"},
                             {M::Triangles, 20000, "Half-Life SDK, engine/studio.h: MAXSTUDIOTRIANGLES"},
                             {M::Meshes, 100, "Half-Life SDK, engine/studio.h: MAXSTUDIOSKINS (a mesh per texture)"},
                             {M::JointNameBytes, 31, "Half-Life SDK, engine/studio.h: mstudiobone_t name[32]"},
@@ -123,6 +123,7 @@ std::string_view target_measure_name(TargetMeasure measure) {
         case M::VerticesPerMesh: return "vertices_per_mesh";
         case M::TrianglesPerMesh: return "triangles_per_mesh";
         case M::Vertices: return "vertices";
+        case M::Positions: return "positions";
         case M::Triangles: return "triangles";
         case M::Meshes: return "meshes";
         case M::Frames: return "frames";

@@ -58,7 +58,8 @@ Scene breaking(TargetMeasure measure, uint64_t n, double frame_rate) {
     Scene s = small_model();
     Mesh& m = s.meshes[0];
     auto vertices = [&](uint64_t count) {  // count vertices, in triangles (the last ones repeated)
-        m.positions.resize(count, Vec3{0, 0, 1});
+        m.positions.resize(count);
+        for (uint64_t v = 0; v < count; ++v) m.positions[v] = {float(v), 0, 1};  // distinct
         m.skin.offsets.resize(count + 1);
         m.skin.influences.resize(count, Influence{0, 1.0f});
         for (uint64_t v = 0; v <= count; ++v) m.skin.offsets[v] = uint32_t(v);
@@ -87,7 +88,8 @@ Scene breaking(TargetMeasure measure, uint64_t n, double frame_rate) {
             for (uint64_t r = 1; r < n; ++r) s.skeleton.joints.push_back(Joint{"root" + std::to_string(r), -1, Transform{}});
             break;
         case TargetMeasure::VerticesPerMesh:
-        case TargetMeasure::Vertices: vertices(n); break;
+        case TargetMeasure::Vertices:
+        case TargetMeasure::Positions: vertices(n); break;
         case TargetMeasure::TrianglesPerMesh:
         case TargetMeasure::Triangles: m.triangles.assign(n, {0, 1, 2}); break;
         case TargetMeasure::Meshes:
