@@ -1,5 +1,6 @@
 // The engine profiles (docs/targets.md): each engine's limits as its own source or manual states
-// them. The numbers and where they come from are in docs/targets.md, in the same order.
+// them. The numbers and where they come from are in docs/targets.md, in the same order. Here,
+// beside the registry, because the profiles name the formats each engine loads.
 #include "rigport/targets.hpp"
 
 #include <algorithm>
