@@ -10,9 +10,6 @@
 
 namespace rigport::detail {
 
-namespace {
-
-// A number as the reader writes it into a .qc line: plain decimal, at most 6 places.
 std::string qc_number(double v) {
     if (!std::isfinite(v)) v = 0;
     std::string s = fmt::format("{:.6f}", v);
@@ -20,6 +17,8 @@ std::string qc_number(double v) {
     if (s.back() == '.') s.pop_back();
     return s == "-0" ? "0" : s;
 }
+
+namespace {
 
 // The line's tokens: words, and a quoted bone name as one token (quotes kept).
 std::vector<std::string> tokens(std::string_view line) {

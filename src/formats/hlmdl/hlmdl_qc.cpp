@@ -12,15 +12,8 @@ namespace rigport::hlmdl::detail {
 
 namespace {
 
-// A number as a .qc token: plain decimal, at most 6 places, no exponent (studiomdl reads atof);
-// anything not finite is 0.
-std::string qc_number(float v) {
-    if (!std::isfinite(v)) v = 0;
-    std::string s = fmt::format("{:.6f}", v);
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-    return s == "-0" ? "0" : s;
-}
+// The .qc number form the scene's transforms keep too (src/process/studiomdl_qc.hpp).
+std::string qc_number(float v) { return ::rigport::detail::qc_number(v); }
 
 // A bone's name as one quoted token (studiomdl's tokens end at a quote; a line break ends a line).
 std::string qc_bone(const Reader& r, int32_t bone) {
