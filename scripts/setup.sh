@@ -23,7 +23,9 @@ packages=(
   python3 python3-dev python3-pybind11 pybind11-dev python3-numpy zip
 )
 # Testing: GoogleTest, Benchmark, clang for the sanitizer and fuzz builds, the peers the tests
-# compare with (assimp, libcal3d), pytest, Blender for the add-on and Chromium for the viewer.
+# compare with (assimp, libcal3d), pytest, Blender for the add-on and Chromium for the viewer, and
+# DarkPlaces' dedicated server: the engine itself loads the IQM, MD3, MDL and MD2 that
+# `convert --target` writes (tests/darkplaces/).
 if [ "$build_only" -eq 0 ]; then
   packages+=(
     libgtest-dev libgmock-dev libbenchmark-dev
@@ -32,6 +34,7 @@ if [ "$build_only" -eq 0 ]; then
     time python3-pytest
     blender
     chromium
+    darkplaces-server
   )
 fi
 
