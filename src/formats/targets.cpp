@@ -51,7 +51,8 @@ std::vector<TargetProfile> make_profiles() {
                  .limits = {{M::Vertices, 1024, "GLQuake, gl_model.h: MAXALIASVERTS"},
                             {M::Triangles, 2048, "GLQuake, gl_model.h: MAXALIASTRIS"},
                             {M::Frames, 256, "GLQuake, gl_model.h: MAXALIASFRAMES"}},
-                 .frame_rate = 10});
+                 .frame_rate = 10,
+                 .frame_rate_source = "Quake's QuakeC (progs): a model's frame functions step every 0.1 s (nextthink = time + 0.1)"});
     p.push_back({.name = "quake2",
                  .engine = "Quake 2 (Yamagi Quake II, Q2PRO): MD2",
                  .formats = {"md2"},
@@ -60,7 +61,8 @@ std::vector<TargetProfile> make_profiles() {
                             {M::Frames, 512, "Quake 2 source, qcommon/qfiles.h: MAX_FRAMES"},
                             {M::Meshes, 32, "Quake 2 source, qcommon/qfiles.h: MAX_MD2SKINS (one skin per material)"},
                             {M::MaterialNameBytes, 63, "Quake 2 source, qcommon/qfiles.h: MAX_SKINNAME (skin names)"}},
-                 .frame_rate = 10});
+                 .frame_rate = 10,
+                 .frame_rate_source = "Quake 2 source, game/g_local.h: FRAMETIME 0.1, the server's frame, which steps a model's frame"});
     p.push_back({.name = "quake3",
                  .engine = "Quake 3 (ioquake3): MD3",
                  .formats = {"md3"},
@@ -69,8 +71,7 @@ std::vector<TargetProfile> make_profiles() {
                             {M::Meshes, 32, "ioquake3, code/qcommon/qfiles.h: MD3_MAX_SURFACES"},
                             {M::Frames, 1024, "ioquake3, code/qcommon/qfiles.h: MD3_MAX_FRAMES"},
                             {M::MeshNameBytes, 63, "ioquake3, code/qcommon/qfiles.h: md3Surface_t name[MAX_QPATH] (q_shared.h: 64)"},
-                            {M::MaterialNameBytes, 63, "ioquake3, code/qcommon/qfiles.h: md3Shader_t name[MAX_QPATH] (q_shared.h: 64)"}},
-                 .frame_rate = 15});
+                            {M::MaterialNameBytes, 63, "ioquake3, code/qcommon/qfiles.h: md3Shader_t name[MAX_QPATH] (q_shared.h: 64)"}}});
     p.push_back({.name = "darkplaces",
                  .engine = "DarkPlaces (Xonotic): IQM, MD3",
                  .formats = {"iqm", "md3"},
