@@ -151,7 +151,17 @@ Status fit_to_target(Scene& scene, const TargetProfile& profile, double max_erro
     }
     // Unweighted vertices of skinned meshes: each bound to the joint nearest it in the bind pose
     // (weight 1), so it follows that part of the body instead of staying behind.
-    if (profile.weighted_vertices && !scene.skeleton.joints.empty()) {
+    const auto unweighted = [](const Mesh& mesh) {
+        for (uint32_t v = 0; v < mesh.vertex_count(); ++v) {
+            double sum = 0;
+            for (const Influence* in = mesh.skin.begin(v); in != mesh.skin.begin(v) + mesh.skin.count(v); ++in) sum += in->weight;
+            if (!(sum > 0)) return true;
+        }
+        return false;
+    };
+    // The copy the figure is measured against is made only when some vertex needs binding.
+    if (profile.weighted_vertices && !scene.skeleton.joints.empty() &&
+        std::any_of(scene.meshes.begin(), scene.meshes.end(), [&](const Mesh& m) { return !m.skin.empty() && unweighted(m); })) {
         std::vector<Transform> bind;
         for (const Joint& j : scene.skeleton.joints) bind.push_back(j.bind);
         const std::vector<Mat4> world = world_matrices(scene.skeleton, bind);
