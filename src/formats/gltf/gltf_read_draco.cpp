@@ -6,6 +6,9 @@
 
 #include <draco/compression/decode.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "formats/gltf/gltf.hpp"
 #include "formats/gltf/gltf_read_parts.hpp"
 
@@ -46,6 +49,7 @@ std::unique_ptr<Accessor> declared(Reader& r, uint32_t index) {
 
 bool decode_draco(Reader& r, const Json& prim, const Json& ext, const std::string& path) {
     const std::string at = path + "/extensions/KHR_draco_mesh_compression";
+    if (std::find(r.draco_decoded.begin(), r.draco_decoded.end(), path) != r.draco_decoded.end()) return true;
     uint32_t view = none;
     if (!ext.is_object()) return r.malformed(at, "expected an object");
     const Json* attributes = r.object(ext, "attributes", at);
@@ -130,6 +134,7 @@ bool decode_draco(Reader& r, const Json& prim, const Json& ext, const std::strin
                 if (!std::isfinite(d)) return r.malformed(apath, "Draco attribute holds a value that is not a finite number");
         r.install_accessor(accessor, std::move(a));
     }
+    r.draco_decoded.push_back(path);
     return true;
 }
 

@@ -166,6 +166,10 @@ public:
     // Puts decoded values in place of accessor `index` (a Draco primitive's attributes and indices).
     void install_accessor(uint32_t index, std::unique_ptr<Accessor> decoded);
 
+    // Draco primitives already decoded ("/meshes/2/primitives/0"): a mesh on several nodes is read
+    // once per node, and its accessors hold the decoded values from the first read on.
+    std::vector<std::string> draco_decoded;
+
     // Per material (document order): the texture transforms of its maps (gltf_read_material.cpp),
     // applied to its primitives' texcoords (gltf_read_texture_transform.cpp).
     std::vector<std::vector<TextureTransform>> texture_transforms;

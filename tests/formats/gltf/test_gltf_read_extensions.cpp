@@ -112,6 +112,20 @@ TEST(GltfDraco, LibdracoCubeDecodesToItsTriangles) {
     EXPECT_EQ(got, want);
 }
 
+// A Draco mesh on two nodes is decoded once and placed twice (the second node moved by 5 in x).
+TEST(GltfDraco, InstancedMeshIsPlacedOnEveryNode) {
+    DracoCube cube;
+    cube.f.push("nodes", {{"mesh", 0}, {"translation", {5, 0, 0}}});
+    auto s = cube.load();
+    ASSERT_TRUE(s) << s.error().to_string();
+    ASSERT_EQ(s->meshes.size(), 2u);
+    for (const Mesh& m : s->meshes) EXPECT_EQ(m.triangles.size(), 12u);
+    float lo = 1e9f, hi = -1e9f;
+    for (auto& p : s->meshes[1].positions) lo = std::min(lo, p[0]), hi = std::max(hi, p[0]);
+    EXPECT_EQ(lo, 5.0f);
+    EXPECT_EQ(hi, 6.0f);
+}
+
 TEST(GltfDraco, DeclaredCountsThatDisagreeWithTheStreamAreRefused) {
     {
         DracoCube cube;
