@@ -7,7 +7,8 @@ wall time, the median CPU time (user + sys) and the peak resident memory of each
 peer / rigport (> 1: rigport is faster). Peers: the reference `iqm` compiler (built here from
 ../shared/peers/lsalzman-iqm with its own Makefile flags), Debian's assimp command-line tool and
 Debian's libcal3d `cal3d_converter`, and ufbx (bench/ufbx_load.c built here with ufbx's sources
-from ../shared/peers/ufbx or $RIGPORT_UFBX_DIR: one load and free, against `rigport info`). Inputs: the corpus (../shared/corpus or $RIGPORT_CORPUS)
+from ../shared/peers/ufbx or $RIGPORT_UFBX_DIR: one load and free, against `rigport info`), and
+Debian's gltfpack (`-cc`, against `convert --compress`: a second table with both output sizes). Inputs: the corpus (../shared/corpus or $RIGPORT_CORPUS)
 and models generated here. Outputs go to a temporary folder.
 
     bench/compare.sh [--rigport BIN] [--repeat N] [--pin] [--quick] [--only WORD]
@@ -264,8 +265,54 @@ def main():
         else:
             print(f"| {task} | {name} ({fmt_size(size)}) | {mine} | {peer or '(no peer)'} | | |")
         sys.stdout.flush()
+    failed |= compress_table(rigport, corpus, work, args)
     shutil.rmtree(work)
     return 1 if failed else 0
+
+
+def compress_table(rigport, corpus, work, args):
+    """`rigport convert IN.glb -o OUT.glb --compress` against `gltfpack -i IN.glb -o OUT.glb -cc` on
+    the same input GLB (docs/gltf.md "Compressed output"): sizes and times. IN is the corpus GLB, or
+    rigport's uncompressed GLB of an IQM model and of the built-in sample. True when one failed."""
+    gltfpack = shutil.which("gltfpack")
+    if not gltfpack:
+        print("\ncompare: gltfpack not found (scripts/setup.sh installs it): no compression table", file=sys.stderr)
+        return False
+    if args.only and args.only not in "GLB --compress":
+        return False
+    inputs = os.path.join(work, "compress-in")
+    os.makedirs(inputs, exist_ok=True)
+    models = []
+    if corpus:
+        models += [os.path.join(corpus, "gltf", n) for n in ("CesiumMan.glb", "RiggedFigure.glb")]
+        iqm = os.path.join(corpus, "iqm", "mrfixit.iqm")
+        if os.path.exists(iqm):
+            glb = os.path.join(inputs, "mrfixit.glb")
+            subprocess.run([rigport, "convert", iqm, "-o", glb, "-q"], check=True)
+            models.append(glb)
+    sample = os.path.join(inputs, "sample.glb")
+    subprocess.run([rigport, "sample", "-o", sample], check=True, stdout=subprocess.DEVNULL)
+    models.append(sample)
+    print("\n| task | input | rigport --compress | gltfpack -cc | size rigport / gltfpack | rigport time | gltfpack time |")
+    print("|---|---|---|---|---|---|---|")
+    failed = False
+    for f in [m for m in models if os.path.exists(m)]:
+        ours, theirs = os.path.join(work, "ours.glb"), os.path.join(work, "theirs.glb")
+        mine = [rigport, "convert", f, "-o", ours, "-q", "--compress"]
+        peer = [gltfpack, "-i", f, "-o", theirs, "-cc"]
+        try:
+            run_once(mine, args.pin)
+            run_once(peer, args.pin)
+        except RuntimeError as e:
+            print(f"| GLB --compress | {os.path.basename(f)} | failed: {e} | | | | |")
+            failed = True
+            continue
+        a, b = os.path.getsize(ours), os.path.getsize(theirs)
+        res = measure([(mine, lambda: None), (peer, lambda: None)], args.repeat, args.pin)
+        print(f"| GLB --compress | {os.path.basename(f)} ({fmt_size(os.path.getsize(f))}) | {a} bytes | {b} bytes | "
+              f"**{a / b:.3f}** | {fmt_time(res[0][0])} | {fmt_time(res[1][0])} |")
+        sys.stdout.flush()
+    return failed
 
 
 if __name__ == "__main__":

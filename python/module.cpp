@@ -160,7 +160,8 @@ ConvertOptions convert_options(const py::kwargs& kw, const std::string& function
     static const std::vector<std::string> known = {"format", "scale", "rotate", "meshtrans", "force_joints", "axis", "loop_key",
                                                    "images", "convert_images", "fix_normals", "clip_end", "cal3d_dialect",
                                                    "cal3d_binary", "md3_tags", "fbx_ascii", "fbx_version", "fbx_pre_rotation", "timestamp", "threads", "allow_outside", "allow_missing", "force",
-                                                   "unit", "texture_path", "companions", "frame_rate", "target", "max_error"};
+                                                   "unit", "texture_path", "companions", "frame_rate", "target", "max_error",
+                                                   "compress", "compress_level", "position_bits"};
     for (auto item : kw) {
         const std::string key = item.first.cast<std::string>();
         const bool batch_own = function == "batch" && (key == "format" || key == "threads");
@@ -213,6 +214,18 @@ ConvertOptions convert_options(const py::kwargs& kw, const std::string& function
     o.fbx.version = word_or_raise(parse_fbx_version_word(std::to_string(get("fbx_version", int64_t(7400)))));
     o.threads = get("threads", uint32_t(0));
     o.force = get("force", false);
+    // compress, compress_level ('fast' | 'small'), position_bits (1 to 16) as --compress,
+    // --compress-level and --position-bits (docs/gltf.md "Compressed output").
+    o.gltf_compression.enabled = get("compress", false);
+    const std::string level = get("compress_level", std::string());
+    const int64_t bits = get("position_bits", int64_t(0));
+    if (!o.gltf_compression.enabled && (!level.empty() || bits != 0))
+        throw py::value_error(std::string(bits != 0 ? "position_bits" : "compress_level") + " sets how compress=True compresses: give compress=True too");
+    if (level == "fast") o.gltf_compression.level = GltfCompression::Level::Fast;
+    else if (level == "small" || level.empty()) o.gltf_compression.level = GltfCompression::Level::Small;
+    else throw py::value_error("compress_level '" + level + "': expected 'fast' or 'small'");
+    if (bits < 0 || bits > 16) throw py::value_error("position_bits: expected 1 to 16");
+    o.gltf_compression.position_bits = uint32_t(bits);
     // target as --target; max_error as --max-error, a fraction of the model's size.
     if (kw.contains("target") && !kw["target"].is_none()) {
         const std::string name = kw["target"].cast<std::string>();
@@ -235,6 +248,10 @@ py::object convert_py(const py::object& inputs, const py::object& output, const 
     ConvertOptions options = convert_options(kw);
     const std::string format_name = kw.contains("format") && !kw["format"].is_none() ? kw["format"].cast<std::string>() : "";
     options.format = value_or_raise(find_output_format(out, format_name, {.output = "out", .format = "format=", .listing = "rigport.formats()"}));
+    // compress= is a writer option of the formats whose registry row lists --compress.
+    const auto& listed = options.format->writer_options;
+    if (options.gltf_compression.enabled && std::find(listed.begin(), listed.end(), std::string_view("--compress")) == listed.end())
+        throw py::value_error("compress: " + std::string(options.format->name) + " output has no compressed form (rigport.formats() lists the writer options)");
     ConvertJob job;
     for (auto& p : s.paths) job.inputs.push_back(CompileInput{{p}, {}});
     job.output = out;
@@ -403,7 +420,8 @@ PYBIND11_MODULE(rigport, m) {
           "its --json record. texture_path: a folder or a list of folders, as --texture-path; companions=False: --no-companions; "
           "md3_tags: joint names ('a,b' or a list), as --md3-tags; fbx_ascii, fbx_version (7400, 7500 or 7700) as --fbx-ascii, "
           "--fbx-version; fbx_pre_rotation=False as --fbx-no-pre-rotation; timestamp as --timestamp; target and max_error (a fraction) as "
-          "--target and --max-error.");
+          "--target and --max-error; compress, compress_level ('fast' or 'small') and position_bits as --compress, --compress-level and "
+          "--position-bits (glTF).");
     m.def("batch", &batch_py, py::arg("inputs"), py::arg("out_dir"), py::arg("format"), py::kw_only(), py::arg("jobs") = 0,
           py::arg("follow_links") = false,
           "batch(inputs, out_dir, format, *, jobs=0, follow_links=False, **convert's keywords but format and threads) -> dict: what "

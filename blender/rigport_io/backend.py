@@ -78,17 +78,20 @@ def _run(exe, args):
 
 
 def convert(inputs, output, pref_path="", scale=None, rotate=None, cal3d_dialect=None,
-            cal3d_binary=False, allow_outside=False, allow_missing=False):
+            cal3d_binary=False, allow_outside=False, allow_missing=False, compress=False,
+            compress_level=None):
     """rigport convert INPUTS -o OUTPUT; returns rigport's warnings (list of str)."""
     exe = find_binary(pref_path)
     if exe is None:
         mod = _module()
         if mod is None:
             raise RigportError(NOT_FOUND)
+        # compress_level only with compress, as the CLI and the module require.
+        extra = {"compress": True, "compress_level": compress_level} if compress else {}
         try:
             result = mod.convert(list(inputs), output, scale=scale, rotate=rotate,
                                  cal3d_dialect=cal3d_dialect, cal3d_binary=cal3d_binary,
-                                 allow_outside=allow_outside, allow_missing=allow_missing)
+                                 allow_outside=allow_outside, allow_missing=allow_missing, **extra)
         except mod.Error as exc:
             raise RigportError(f"rigport {getattr(exc, 'code', 'error')}: {exc}") from None
         return [_warning_text(w) for w in result.get("warnings", [])]
@@ -101,6 +104,10 @@ def convert(inputs, output, pref_path="", scale=None, rotate=None, cal3d_dialect
         args += ["--cal3d-dialect", cal3d_dialect]
     if cal3d_binary:
         args.append("--cal3d-binary")
+    if compress:
+        args.append("--compress")
+        if compress_level:
+            args += ["--compress-level", compress_level]
     if allow_outside:
         args.append("--allow-outside")
     if allow_missing:

@@ -14,7 +14,8 @@ from .preferences import rigport_path
 EXPORT_GLOB = ""
 
 # The add-on's properties for a writer's own convert options (FormatInfo::writer_options).
-WRITER_OPTION_PROPS = {"--cal3d-dialect": "cal3d_dialect", "--cal3d-binary": "cal3d_binary"}
+WRITER_OPTION_PROPS = {"--cal3d-dialect": "cal3d_dialect", "--cal3d-binary": "cal3d_binary",
+                       "--compress": "compress", "--compress-level": "compress_level"}
 
 
 @orientation_helper(axis_forward='Y', axis_up='Z')
@@ -42,6 +43,14 @@ class EXPORT_SCENE_OT_rigport(bpy.types.Operator, ExportHelper):
         default='imvu')
     cal3d_binary: BoolProperty(name="Cal3D binary",
                                description="Binary side files (.csf .cmf .crf .caf) instead of XML")
+    compress: BoolProperty(name="Compress",
+                           description="Quantised vertices and meshoptimizer-compressed buffers "
+                                       "(rigport --compress; the reader needs EXT_meshopt_compression)")
+    compress_level: EnumProperty(
+        name="Compression",
+        items=(('small', "Small", "meshoptimizer's filters too (octahedral normals, quaternion rotations)"),
+               ('fast', "Fast", "Quantised integers only")),
+        default='small')
 
     def invoke(self, context, event):
         try:
@@ -90,7 +99,9 @@ class EXPORT_SCENE_OT_rigport(bpy.types.Operator, ExportHelper):
                 for w in backend.convert([path], target, rigport_path(context), scale=self.scale,
                                          rotate=rotate,
                                          cal3d_dialect=self.cal3d_dialect if "--cal3d-dialect" in own else None,
-                                         cal3d_binary=self.cal3d_binary and "--cal3d-binary" in own):
+                                         cal3d_binary=self.cal3d_binary and "--cal3d-binary" in own,
+                                         compress=self.compress and "--compress" in own,
+                                         compress_level=self.compress_level if "--compress-level" in own else None):
                     self.report({'WARNING'}, w)
         except (backend.RigportError, OSError, ValueError, RuntimeError) as exc:
             self.report({'ERROR'}, str(exc))

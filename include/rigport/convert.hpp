@@ -50,6 +50,7 @@ struct ConvertOptions {
     Cal3dOptions cal3d;                  // --cal3d-dialect, --cal3d-binary
     Md3Options md3;                      // --md3-tags
     FbxOptions fbx;                      // --fbx-ascii, --fbx-version
+    GltfCompression gltf_compression;    // --compress, --compress-level, --position-bits
     uint32_t threads = 0;                // --threads: one model's compile and write; 0 = every core
     // --target: the fixes the engine's profile allows, applied before writing, and a model that
     // still breaks a limit refused (docs/targets.md "Fixing"). Null = none.
@@ -91,6 +92,7 @@ struct ConvertResult {
     std::vector<std::string> companions;  // the files beside a one-file model read with it (add_companions)
     std::vector<std::string> outputs;  // every file written (main output first)
     std::string written_format;     // Output::format: the registry name or the variant written
+    std::vector<std::string> write_notes;  // Output::notes: what the writer chose (compressed glTF's bounds)
     uint64_t bytes = 0;             // of the main output
     ConvertCounts counts;
     double seconds = 0;

@@ -129,6 +129,19 @@ struct GltfImage {
     std::vector<uint8_t> bytes;
 };
 
+// Compressed glTF output (docs/gltf.md "Compressed output"): KHR_mesh_quantization and
+// EXT_meshopt_compression, animation keys thinned within stated bounds.
+struct GltfCompression {
+    bool enabled = false;
+    // Fast: quantised integers only. Small: meshoptimizer's filters too (octahedral normals and
+    // tangents, quaternion rotations, exponential translations and scales), which compress better.
+    enum class Level : uint8_t { Fast, Small };
+    Level level = Level::Small;
+    // Bits of the position grid (1 to 16); 0 = the fewest whose error (half a grid step) is at most
+    // 1/4096 of the longest side of the model's bounding box: 12.
+    uint32_t position_bits = 0;
+};
+
 // glTF 2.0 writer options (docs/gltf.md §1-§5).
 struct GltfOptions {
     // Bake: a Z-up (or X-up) scene is turned Y-up in the data (convert_to_y_up); Root: data stays
@@ -147,6 +160,7 @@ struct GltfOptions {
     // beside the output, with a warning, whatever the mode.
     enum class EmbeddedImages : uint8_t { Auto, Embed, Files };
     EmbeddedImages embedded_images = EmbeddedImages::Auto;
+    GltfCompression compression;
 };
 
 // Cal3D writer options (docs/cal3d.md §3.8, §9 rule 10).
@@ -233,6 +247,7 @@ struct Output {
     std::vector<OutputFile> side_files;
     std::string_view format;  // what was written: the registry name, or the variant ("glb" for a .glb)
     Warnings warnings;        // what the target format could not hold (also added to SaveOptions::warnings)
+    std::vector<std::string> notes;  // what the writer chose and its bounds (compressed glTF's grid): `convert -v`
 };
 
 // How outputs replace files (write_output, write_file_atomic). Every default is the safe one.

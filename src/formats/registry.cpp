@@ -32,7 +32,7 @@ template <Expected<std::vector<uint8_t>> (*Write)(const Scene&, const SaveOption
 Expected<Output> single_file(const Scene& scene, const std::string&, const SaveOptions& options) {
     auto bytes = Write(scene, options);
     if (!bytes) return bytes.error();
-    return Output{std::move(*bytes), {}, {}, {}};
+    return Output{std::move(*bytes), {}, {}, {}, {}};
 }
 
 constexpr FormatHolds gltf_holds{.meshes = true, .skeleton = true, .skin = true, .animation = true, .morphs = true, .morph_animation = true,
@@ -66,13 +66,15 @@ std::deque<FormatInfo>& registry() {
         // by content (a .json file is not assumed to be glTF).
         FormatInfo{.name = "gltf", .description = "glTF 2.0 (.gltf JSON + .bin, or .glb binary)", .extensions = {".gltf", ".glb"},
                    .detect = &gltf::detect, .read = &gltf::read, .write = &gltf::write, .holds_images = true, .metres_per_unit = 1.0,
-                   .holds = gltf_holds, .single_file_extension = ".glb", .repairs_normals = true},
+                   .holds = gltf_holds, .single_file_extension = ".glb", .repairs_normals = true,
+                   .writer_options = {"--compress", "--compress-level", "--position-bits"}},
         // The same writer forced to GLB whatever the output is called (--format glb); reads either.
         // Its .glb says what it writes (the CLI's extension rule, batch's output names); by
         // extension a .glb is still found as "gltf", the entry above.
         FormatInfo{.name = "glb", .description = "glTF 2.0 binary container (writes GLB whatever the extension)", .extensions = {".glb"},
                    .read = &gltf::read, .write = &gltf::write_glb, .holds_images = true, .metres_per_unit = 1.0,
-                   .holds = gltf_holds, .single_file_extension = ".glb", .repairs_normals = true},
+                   .holds = gltf_holds, .single_file_extension = ".glb", .repairs_normals = true,
+                   .writer_options = {"--compress", "--compress-level", "--position-bits"}},
         // Cal3D: one entry per file type and encoding (docs/cal3d.md); binary by magic + version,
         // XML by its header or root element. Whole characters: the "cal3d" (.cfg) entry below.
         FormatInfo{.name = "cal3d-csf", .description = "Cal3D binary skeleton", .extensions = {".csf"},

@@ -127,6 +127,7 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     save_options.gltf.axis = o.axis;
     save_options.unit = o.unit;
     save_options.gltf.loop_key = o.loop_key;
+    save_options.gltf.compression = o.gltf_compression;
     save_options.gltf.embed_buffer = is_stdout_path(job.output);  // standard output carries one file
     save_options.joe.force = o.force;
     save_options.cal3d = o.cal3d;
@@ -167,6 +168,7 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     auto output = save_output(*scene, job.output, save_options);
     if (!output) return failed(output.error(), true, false);
     r.write_warnings.set_path(job.output);  // what is left unnamed (images dropped, not PNG/JPEG) is about the output
+    r.write_notes = output->notes;
     if (job.in_memory) {
         r.written_format = std::string(output->format);
         r.bytes = output->bytes.size();

@@ -1,5 +1,6 @@
 # The add-on's options and failure paths: animation lists, axes, scale, errors, files left as they were.
 import importlib.util
+import json
 import os
 import stat
 
@@ -104,6 +105,18 @@ def options(models, corpus, golden):
     check(extent[0][2] > 2 * extent[0][1] and abs(extent[1][1] - extent[0][2]) < 1e-3
           and abs(extent[1][2] - extent[0][1]) < 1e-3,
           f"export axis up 'Y': bind-pose extents {extent[0]} -> {extent[1]} (Y and Z swap)")
+
+    # Compression: a .glb export with compress=True is rigport's --compress output (the glTF row
+    # lists it among its writer options), and its JSON requires both extensions.
+    reset_scene()
+    bpy.ops.import_scene.rigport(filepath=src)
+    packed = os.path.join(models, "packed.glb")
+    check(export_selected(packed, compress=True, compress_level='fast') == {'FINISHED'}, "export compress=True")
+    with open(packed, "rb") as f:
+        data = f.read()
+    length = int.from_bytes(data[12:16], "little")
+    required = json.loads(data[20:20 + length]).get("extensionsRequired", [])
+    check(required == ["KHR_mesh_quantization", "EXT_meshopt_compression"], f"export compress=True requires {required}")
 
     # Errors: a malformed file names itself and leaves the scene as it was.
     bad = os.path.join(models, "bad.iqm")

@@ -1,5 +1,5 @@
 // three.js as a CPU skinning oracle (docs/gltf.md §6.2): `node skin.mjs FILE [REQUESTS]` loads a
-// .glb or .gltf (external buffers included) with GLTFLoader under node, poses the scene for each
+// .glb or .gltf (external buffers included; meshopt-compressed ones decoded) with GLTFLoader under node, poses the scene for each
 // request and prints one JSON object with every mesh's world-space vertex positions:
 //   {meshes:[{name, meshIndex, primitive, node, skinned, vertexCount,
 //             frames:[{animation, time, positions:[x,y,z,...]}]}],
@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js';
 
 // node's fetch refuses file:// URLs, which is where GLTFLoader's FileLoader asks for external
 // buffers (resourcePath below is a file:// URL). Serve those from the filesystem; pass the rest on.
@@ -43,6 +44,9 @@ function loadGltf(file) {
     const resourcePath = pathToFileURL(path.dirname(path.resolve(file))).href + '/';
     const loader = new GLTFLoader();
     loader.register(stubTextures);
+    // EXT_meshopt_compression (rigport's --compress output, docs/gltf.md "Compressed output"):
+    // three.js's own WebAssembly decoder, as a web page would set it.
+    loader.setMeshoptDecoder(MeshoptDecoder);
     return new Promise((resolve, reject) => loader.parse(data, resourcePath, resolve, reject));
 }
 

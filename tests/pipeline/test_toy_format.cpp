@@ -88,7 +88,7 @@ Expected<Output> toy_write(const Scene& scene, const std::string&, const SaveOpt
     }
     // No warning about materials here: the row says the format holds none, and save_output says
     // what is lost from that.
-    return Output{std::vector<uint8_t>(text.begin(), text.end()), {}, {}, {}};
+    return Output{std::vector<uint8_t>(text.begin(), text.end()), {}, {}, {}, {}};
 }
 
 std::vector<uint8_t> bytes_of(std::string_view s) { return {s.begin(), s.end()}; }

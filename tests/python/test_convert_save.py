@@ -23,6 +23,9 @@ CONVERT_CASES = [
     (["fbx/ufbx_ufbx__maya_kenney_character_7700_binary.fbx"], "out.smd", {"unit": "m"}, ["--unit", "m"]),
     (["md2/assimp_assimp__faerie.md2"], "out.iqe", {"frame_rate": 24}, ["--frame-rate", "24"]),
     (["iqm/mrfixit.iqm"], "out.smd", {"target": "goldsrc", "max_error": 0.5}, ["--target", "goldsrc", "--max-error", "0.5"]),
+    (["gltf/CesiumMan.glb"], "out.glb", {"compress": True}, ["--compress"]),
+    (["iqm/mrfixit.iqm"], "out.gltf", {"compress": True, "compress_level": "fast", "position_bits": 14},
+     ["--compress", "--compress-level", "fast", "--position-bits", "14"]),
 ]
 
 
@@ -55,6 +58,12 @@ def test_convert_refuses_bad_options(corpus, tmp_path):
         rigport.convert(src, tmp_path / "x.glb", axis="sideways")
     with pytest.raises(ValueError, match="scale"):
         rigport.convert(src, tmp_path / "x.iqm", scale=0)
+    with pytest.raises(ValueError, match="compress"):
+        rigport.convert(src, tmp_path / "x.glb", position_bits=10)
+    with pytest.raises(ValueError, match="compress_level"):
+        rigport.convert(src, tmp_path / "x.glb", compress=True, compress_level="tiny")
+    with pytest.raises(ValueError, match="compress"):
+        rigport.convert(src, tmp_path / "x.iqm", compress=True)
     with pytest.raises(TypeError, match="colour"):
         rigport.convert(src, tmp_path / "x.iqm", colour=True)
     with pytest.raises(ValueError, match="furlong"):

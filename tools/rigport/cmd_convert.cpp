@@ -1,5 +1,6 @@
 // `rigport convert [FILE-OPTIONS] INPUT... -o OUTPUT [options]`: compile the inputs into one scene
 // (the reference `iqm` compiler's command line, docs/iqm.md §3.1) and save it atomically.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +31,9 @@ struct ConvertArgs {
     std::string axis = "bake";  // glTF: bake | root
     std::string unit;           // --unit: keep | a unit name; empty = the output format's own (docs/units.md)
     bool loop_key = false;      // glTF: key 0 again at the end of looping animations
+    bool compress = false;                // glTF: KHR_mesh_quantization + EXT_meshopt_compression
+    std::string compress_level;           // glTF with --compress: fast | small (default)
+    std::optional<uint32_t> position_bits;  // glTF with --compress: the position grid's bits, 1 to 16
     std::string images = "auto";  // glTF: auto | reference | embed | none
     bool convert_images = false;  // glTF: TGA and other non-core images -> embedded PNG
     std::string clip_end;                 // Cal3D DURATION past the last key: clamp | extrapolate | none; empty = by output
@@ -181,6 +185,18 @@ Expected<ModelOptions> model_options(const ConvertArgs& a) {
     o.fix_normals = a.fix_normals;
     o.force = a.force;
     o.loop_key = a.loop_key;
+    if (!a.compress && (!a.compress_level.empty() || a.position_bits))
+        return usage_error(fmt::format("{} sets how --compress compresses: give --compress too", a.position_bits ? "--position-bits" : "--compress-level"));
+    o.gltf_compression.enabled = a.compress;
+    if (!a.compress_level.empty()) {
+        if (a.compress_level == "fast") o.gltf_compression.level = GltfCompression::Level::Fast;
+        else if (a.compress_level == "small") o.gltf_compression.level = GltfCompression::Level::Small;
+        else return usage_error(fmt::format("--compress-level '{}': expected fast or small", printable(a.compress_level, 80)));
+    }
+    if (a.position_bits) {
+        if (*a.position_bits < 1 || *a.position_bits > 16) return usage_error(fmt::format("--position-bits {}: expected 1 to 16", *a.position_bits));
+        o.gltf_compression.position_bits = *a.position_bits;
+    }
     return o;
 }
 
@@ -196,6 +212,10 @@ int run_convert(const ConvertArgs& given) {
     auto format = find_output_format(a.output, a.format, output_format_names());
     if (!format) return fail(format.error(), write_exit_code(format.error()), a.json);
     options->format = *format;
+    // --compress is a writer option of the formats whose row lists it (the registry names them).
+    const auto& listed = (*format)->writer_options;
+    if (a.compress && std::find(listed.begin(), listed.end(), std::string_view("--compress")) == listed.end())
+        return fail(usage_error(fmt::format("--compress: {} output has no compressed form (see 'rigport formats')", (*format)->name)), exit_usage, a.json);
     auto inputs = parse_inputs(a.words);
     if (!inputs) return fail(inputs.error(), exit_usage, a.json);
     // The depfile is neither the output nor an input named (a file an input names, found while
@@ -252,10 +272,13 @@ int run_convert(const ConvertArgs& given) {
         if (auto st = group.commit(); !st) return fail(st.error(), write_exit_code(st.error()), a.json);
     fmt::print("{}", deps_lines);
     if (a.json) fmt::print("{}\n", model_record(input, result).dump(2, ' ', false, Json::error_handler_t::replace));
-    if (a.verbose)
-        fmt::print(is_stdout_path(a.output) || a.json ? stderr : stdout, "{} -> {} ({}, {} bytes): meshes {}, vertices {}, triangles {}, joints {}, animations {}\n",
+    if (a.verbose) {
+        std::FILE* to = is_stdout_path(a.output) || a.json ? stderr : stdout;
+        fmt::print(to, "{} -> {} ({}, {} bytes): meshes {}, vertices {}, triangles {}, joints {}, animations {}\n",
                    terminal_text(input), terminal_text(a.output), result.written_format, result.bytes, result.counts.meshes, result.counts.vertices,
                    result.counts.triangles, result.counts.joints, result.counts.animations);
+        for (const std::string& note : result.write_notes) fmt::print(to, "  {}\n", terminal_text(note));
+    }
     return exit_ok;
 }
 
@@ -288,6 +311,15 @@ Verb add_convert(CLI::App& app) {
                     "(the source's unit as the file states it, e.g. FBX centimetres), the source's numbers for other formats");
     sub->add_option("--axis", args->axis, "glTF: bake (default) turns Z-up data Y-up; root keeps it under a rotated axis node");
     sub->add_flag("--loop-key", args->loop_key, "glTF: append key 0 at the end of looping animations (frame N at N/fps)");
+    sub->add_flag("--compress", args->compress,
+                  "glTF: quantised vertices (KHR_mesh_quantization) and meshoptimizer-compressed buffers (EXT_meshopt_compression); "
+                  "animation keys thinned within 1/8192 (docs/gltf.md \"Compressed output\")");
+    sub->add_option("--compress-level", args->compress_level,
+                    "glTF with --compress: small (default: meshoptimizer's octahedral, quaternion and exponential filters too) or fast "
+                    "(quantised integers only)");
+    sub->add_option("--position-bits", args->position_bits,
+                    "glTF with --compress: bits of the position grid, 1 to 16 (default 12: error at most half a step, 1/8190 of the model's "
+                    "longest side)");
     sub->add_option("--images", args->images,
                     "glTF: auto (default: embedded in .glb, referenced from .gltf), reference, embed, or none (also: no image "
                     "files beside other formats for the images a .glb holds)");

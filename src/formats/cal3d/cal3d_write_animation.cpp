@@ -213,7 +213,7 @@ Expected<Output> write_animation_file(const Scene& scene, bool binary, const Sav
     if (!chosen) return chosen.error();
     auto bytes = write_animation(s, *chosen, binary, options);
     if (!bytes) return bytes.error();
-    return Output{std::move(*bytes), {}, {}, {}};
+    return Output{std::move(*bytes), {}, {}, {}, {}};
 }
 
 }  // namespace

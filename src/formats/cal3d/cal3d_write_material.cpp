@@ -103,7 +103,7 @@ Expected<Output> write_material_file(const Scene& scene, bool binary, const Save
         material.ambient[3] = material.diffuse[3] = material.specular[3] = 0;
     auto bytes = write_material(material, binary, options);
     if (!bytes) return bytes.error();
-    return Output{std::move(*bytes), {}, {}, {}};
+    return Output{std::move(*bytes), {}, {}, {}, {}};
 }
 
 }  // namespace

@@ -229,7 +229,7 @@ Expected<Output> write_mesh_file(const Scene& scene, bool binary, const SaveOpti
     for (size_t i = 0; i < all.size(); ++i) all[i] = uint32_t(i);
     auto bytes = write_mesh(s, all, binary, options);
     if (!bytes) return bytes.error();
-    return Output{std::move(*bytes), {}, {}, {}};
+    return Output{std::move(*bytes), {}, {}, {}, {}};
 }
 
 }  // namespace

@@ -175,7 +175,7 @@ Expected<Output> write_morph_file(const Scene& scene, bool binary, const SaveOpt
     if (!chosen) return chosen.error();
     auto bytes = write_morph_animation(s, *chosen, binary, options);
     if (!bytes) return bytes.error();
-    return Output{std::move(*bytes), {}, {}, {}};
+    return Output{std::move(*bytes), {}, {}, {}, {}};
 }
 
 }  // namespace

@@ -217,7 +217,7 @@ Expected<Output> write_skeleton_file(const Scene& scene, bool binary, const Save
     const std::optional<Scene> copy = z_up_ccw_copy(scene);
     auto bytes = write_skeleton(copy ? *copy : scene, binary, options);
     if (!bytes) return bytes.error();
-    return Output{std::move(*bytes), {}, {}, {}};
+    return Output{std::move(*bytes), {}, {}, {}, {}};
 }
 
 }  // namespace

@@ -220,7 +220,7 @@ Expected<Output> write(const Scene& input, const std::string&, const SaveOptions
     top.push_back(std::move(doc.connections));
     top.push_back(out::takes_node(scene));
     const out::Encoding encoding{.version = version};
-    return Output{options.fbx.ascii ? out::encode_ascii(top, encoding) : out::encode_binary(top, encoding), {}, {}, {}};
+    return Output{options.fbx.ascii ? out::encode_ascii(top, encoding) : out::encode_binary(top, encoding), {}, {}, {}, {}};
 }
 
 }  // namespace rigport::fbx

@@ -42,7 +42,9 @@ uint32_t component_bytes(uint32_t component_type) {
 void BufferBuilder::align() { bin_.resize((bin_.size() + 3) / 4 * 4, 0); }
 
 uint32_t BufferBuilder::add_view(uint64_t offset, uint64_t length, uint32_t target, uint32_t stride) {
-    doc_.buffer_views.push_back(BufferView{offset, length, stride, target});
+    BufferView v;
+    v.byte_offset = offset, v.byte_length = length, v.byte_stride = stride, v.target = target;
+    doc_.buffer_views.push_back(v);
     return uint32_t(doc_.buffer_views.size() - 1);
 }
 
@@ -85,7 +87,7 @@ uint32_t BufferBuilder::floats(std::span<const float> values, uint32_t component
 }
 
 uint32_t BufferBuilder::integers(std::span<const int64_t> values, uint32_t components, uint32_t component_type,
-                                 uint32_t target) {
+                                 uint32_t target, bool normalized, bool min_max) {
     align();
     const uint64_t offset = bin_.size();
     const uint32_t size = component_bytes(component_type);
@@ -108,6 +110,30 @@ uint32_t BufferBuilder::integers(std::span<const int64_t> values, uint32_t compo
     a.component_type = component_type;
     a.count = uint32_t(values.size() / components);
     a.type = accessor_type(components);
+    a.normalized = normalized;
+    if (min_max && a.count > 0) {
+        a.min.assign(values.begin(), values.begin() + components);
+        a.max = a.min;
+        for (size_t i = 0; i < values.size(); ++i) {
+            const size_t c = i % components;
+            a.min[c] = std::min(a.min[c], float(values[i]));
+            a.max[c] = std::max(a.max[c], float(values[i]));
+        }
+    }
+    doc_.accessors.push_back(std::move(a));
+    return uint32_t(doc_.accessors.size() - 1);
+}
+
+uint32_t BufferBuilder::encoded(std::span<const uint8_t> bytes, uint32_t stride, uint32_t components, uint32_t component_type,
+                                bool normalized, uint32_t target, const char* filter) {
+    const uint32_t element = component_bytes(component_type) * components;
+    Accessor a;
+    a.buffer_view = view(bytes, target, target == ARRAY_BUFFER && stride != element ? stride : 0);
+    doc_.buffer_views[a.buffer_view].filter = filter;
+    a.component_type = component_type;
+    a.count = stride ? uint32_t(bytes.size() / stride) : 0;
+    a.type = accessor_type(components);
+    a.normalized = normalized;
     doc_.accessors.push_back(std::move(a));
     return uint32_t(doc_.accessors.size() - 1);
 }

@@ -25,7 +25,14 @@ public:
     uint32_t floats(std::span<const float> values, uint32_t components, uint32_t target, bool min_max);
     // An integer accessor (BYTE .. UNSIGNED_INT); each value must fit component_type. Vertex data
     // whose element is not a multiple of 4 bytes gets a byteStride padded to 4.
-    uint32_t integers(std::span<const int64_t> values, uint32_t components, uint32_t component_type, uint32_t target);
+    // `normalized` marks the accessor so (glTF 2.0 §3.6.2.3); `min_max` writes the integers' min and
+    // max (a quantised POSITION needs them).
+    uint32_t integers(std::span<const int64_t> values, uint32_t components, uint32_t component_type, uint32_t target,
+                      bool normalized = false, bool min_max = false);
+    // An accessor over bytes already in their final form, `stride` bytes per element (a meshopt
+    // filter's output, decoded by the reader before use); the view records the filter's name.
+    uint32_t encoded(std::span<const uint8_t> bytes, uint32_t stride, uint32_t components, uint32_t component_type,
+                     bool normalized, uint32_t target, const char* filter);
 
     uint64_t size() const { return bin_.size(); }
     // Room for about `bytes` of data up front: the buffer then grows without copies (a guess

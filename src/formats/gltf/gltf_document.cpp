@@ -127,9 +127,11 @@ void write_material(JsonWriter& w, const MaterialDoc& m) {
 void write_accessor(JsonWriter& w, const Accessor& a) {
     w.begin_object();
     w.field_int("bufferView", a.buffer_view);
+    if (a.byte_offset) w.field_int("byteOffset", int64_t(a.byte_offset));
     w.field_int("componentType", a.component_type);
     w.field_int("count", a.count);
     w.field("type", a.type);
+    if (a.normalized) w.field_bool("normalized", true);
     if (!a.max.empty()) w.floats("max", a.max.data(), a.max.size());
     if (!a.min.empty()) w.floats("min", a.min.data(), a.min.size());
     w.end_object();
@@ -137,11 +139,27 @@ void write_accessor(JsonWriter& w, const Accessor& a) {
 
 void write_buffer_view(JsonWriter& w, const BufferView& v) {
     w.begin_object();
-    w.field_int("buffer", 0);
+    w.field_int("buffer", v.buffer);
     w.field_int("byteLength", int64_t(v.byte_length));
     if (v.byte_offset) w.field_int("byteOffset", int64_t(v.byte_offset));
     if (v.byte_stride) w.field_int("byteStride", v.byte_stride);
     if (v.target) w.field_int("target", v.target);
+    if (v.meshopt.mode) {
+        const MeshoptView& m = v.meshopt;
+        w.key("extensions");
+        w.begin_object();
+        w.key("EXT_meshopt_compression");
+        w.begin_object();
+        w.field_int("buffer", 0);
+        if (m.byte_offset) w.field_int("byteOffset", int64_t(m.byte_offset));
+        w.field_int("byteLength", int64_t(m.byte_length));
+        w.field_int("byteStride", m.byte_stride);
+        w.field_int("count", m.count);
+        w.field("mode", m.mode);
+        if (m.filter) w.field("filter", m.filter);
+        w.end_object();
+        w.end_object();
+    }
     w.end_object();
 }
 
@@ -161,6 +179,8 @@ std::pair<std::string, bool> to_json(const Document& doc) {
         w.end_object();
     }
     w.end_object();
+    array(w, "extensionsUsed", doc.extensions_used, [&](const std::string& e) { w.string(e); });
+    array(w, "extensionsRequired", doc.extensions_required, [&](const std::string& e) { w.string(e); });
     w.field_int("scene", 0);
     w.key("scenes");
     w.begin_array();
@@ -206,6 +226,19 @@ std::pair<std::string, bool> to_json(const Document& doc) {
         w.field_int("byteLength", int64_t(doc.buffer_length));
         if (!doc.buffer_uri.empty()) w.field("uri", doc.buffer_uri);
         w.end_object();
+        if (doc.fallback_length > 0) {
+            // No uri: the data exist only compressed, in buffer 0 (EXT_meshopt_compression).
+            w.begin_object();
+            w.field_int("byteLength", int64_t(doc.fallback_length));
+            w.key("extensions");
+            w.begin_object();
+            w.key("EXT_meshopt_compression");
+            w.begin_object();
+            w.field_bool("fallback", true);
+            w.end_object();
+            w.end_object();
+            w.end_object();
+        }
         w.end_array();
     }
     w.end_object();

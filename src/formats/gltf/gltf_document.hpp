@@ -11,18 +11,32 @@
 
 namespace rigport::gltf {
 
+// EXT_meshopt_compression on a bufferView: where its encoded bytes are in buffer 0 and how they
+// decode; the view itself then lies in the fallback buffer (docs/gltf.md "Compressed output").
+struct MeshoptView {
+    const char* mode = nullptr;    // "ATTRIBUTES", "TRIANGLES" or "INDICES"; null = not compressed
+    const char* filter = nullptr;  // "OCTAHEDRAL", "QUATERNION", "EXPONENTIAL"; null = NONE
+    uint64_t byte_offset = 0, byte_length = 0;
+    uint32_t byte_stride = 0, count = 0;
+};
+
 struct BufferView {
     uint64_t byte_offset = 0;
     uint64_t byte_length = 0;
     uint32_t byte_stride = 0;  // 0 = tightly packed (not written)
     uint32_t target = 0;       // 0 = none (animation data, matrices, images)
+    uint32_t buffer = 0;
+    const char* filter = nullptr;  // the meshopt filter its bytes were written with (set by the writer)
+    MeshoptView meshopt;           // set by the packing pass (gltf_write_pack.cpp)
 };
 
 struct Accessor {
     uint32_t buffer_view = 0;
+    uint64_t byte_offset = 0;  // within the view: several accessors share one (compressed output)
     uint32_t component_type = 0;
     uint32_t count = 0;
     const char* type = "SCALAR";  // SCALAR, VEC2, VEC3, VEC4, MAT4
+    bool normalized = false;
     std::vector<float> min, max;  // empty = not written
 };
 
@@ -110,6 +124,8 @@ struct Document {
     std::vector<BufferView> buffer_views;
     uint64_t buffer_length = 0;  // 0 = no buffer
     std::string buffer_uri;      // empty = GLB's BIN chunk
+    uint64_t fallback_length = 0;  // EXT_meshopt_compression's fallback buffer (no data); 0 = none
+    std::vector<std::string> extensions_used, extensions_required;
 };
 
 // The JSON text; false in the second member when a non-finite float slipped through.

@@ -104,23 +104,47 @@ Expected<Output> write_container(const Scene& scene, const std::string& path, co
     // glTF keeps keys as they are, however far apart in time (no frames are sampled).
 
     // Bake: a copy turned Y-up. Root: the data as it is, under an axis node (plan_nodes).
+    const GltfCompression& compression = options.gltf.compression;
     std::optional<Scene> baked;
     if (options.gltf.axis == GltfOptions::AxisMode::Bake && (scene.meta.up == UpAxis::Z || scene.meta.up == UpAxis::X)) {
         baked = scene;
         convert_to_y_up(*baked);
     }
+    if (compression.enabled) {
+        if (compression.position_bits > 16)
+            return make_error(ErrorCode::InvalidArgument, fmt::format("{} position bits: the grid holds 1 to 16", compression.position_bits));
+        // Compressed output: vertices ordered for the vertex cache, then numbered in first use,
+        // on the writer's copy: meshoptimizer's codecs compress such an order far better
+        // (docs/gltf.md "Compressed output").
+        if (!baked) baked = scene;
+        optimize_vertex_cache(*baked);
+    }
     WriteContext ctx(baked ? *baked : scene, options, glb);
     ctx.buffer.reserve(estimate_buffer_bytes(ctx.scene));
     ctx.doc.comment = scene.meta.comment;
+    if (compression.enabled) {
+        ctx.grid = plan_position_grid(ctx.scene, compression.position_bits);
+        ctx.filters = compression.level == GltfCompression::Level::Small;
+        ctx.doc.extensions_used.push_back("KHR_mesh_quantization");
+        ctx.doc.extensions_required.push_back("KHR_mesh_quantization");
+        const PositionGrid& g = *ctx.grid;
+        ctx.notes.push_back(fmt::format("positions: {}-bit grid, step {:.6g}, error at most half a step = {:.6g} = 1/{:.0f} of the longest side {:.6g}",
+                                    g.bits, g.step, 0.5 * g.step, g.error_fraction() > 0 ? 1 / g.error_fraction() : 0.0, g.longest_side));
+    }
     plan_nodes(ctx);
+    // Compressed output writes the materials first: which attributes a mesh keeps depends on its
+    // material's textures (write_meshes).
+    if (compression.enabled) write_materials(ctx);
     if (auto r = write_meshes(ctx); !r) return r.error();
     write_skin(ctx);
     if (auto r = write_animations(ctx); !r) return r.error();
-    write_materials(ctx);
+    if (!compression.enabled) write_materials(ctx);
     collect_scene_roots(ctx.doc);
 
     std::vector<uint8_t> bin = ctx.buffer.finish();
+    if (compression.enabled) bin = pack_buffer_views(ctx.doc, std::move(bin));
     Output out;
+    out.notes = std::move(ctx.notes);
     out.side_files = std::move(ctx.side_files);
     if (!glb && !bin.empty()) {
         if (options.gltf.embed_buffer) {

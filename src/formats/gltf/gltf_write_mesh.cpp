@@ -63,8 +63,45 @@ void write_indices(WriteContext& ctx, const Mesh& mesh, Primitive& p) {
     p.indices = ctx.buffer.integers(indices, 1, type, ELEMENT_ARRAY_BUFFER);
 }
 
+// Compressed output: unit normals as normalized BYTE, through the octahedral filter with
+// --compress-level small (docs/gltf.md "Compressed output"); FLOAT otherwise.
+uint32_t write_unit_vectors(WriteContext& ctx, const std::vector<Vec3>& normals) {
+    if (!ctx.grid) return ctx.buffer.floats(flatten(normals), 3, ARRAY_BUFFER, false);
+    if (ctx.filters) {
+        std::vector<Vec4> v;
+        v.reserve(normals.size());
+        for (auto& n : normals) v.push_back({n[0], n[1], n[2], 0});
+        return ctx.buffer.encoded(octahedral_snorm8(v), 4, 3, BYTE, true, ARRAY_BUFFER, "OCTAHEDRAL");
+    }
+    return ctx.buffer.integers(quantize_unit_snorm8(normals), 3, BYTE, ARRAY_BUFFER, true);
+}
+
+// Tangents (x y z unit, w +-1) as normalized BYTE VEC4, likewise.
+uint32_t write_tangents_quantized(WriteContext& ctx, const std::vector<float>& tangents) {
+    std::vector<Vec4> v(tangents.size() / 4);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = {tangents[i * 4], tangents[i * 4 + 1], tangents[i * 4 + 2], tangents[i * 4 + 3]};
+    if (ctx.filters) return ctx.buffer.encoded(octahedral_snorm8(v), 4, 4, BYTE, true, ARRAY_BUFFER, "OCTAHEDRAL");
+    std::vector<Vec3> xyz;
+    xyz.reserve(v.size());
+    for (auto& t : v) xyz.push_back({t[0], t[1], t[2]});
+    const std::vector<int64_t> q3 = quantize_unit_snorm8(xyz);
+    std::vector<int64_t> q;
+    q.reserve(v.size() * 4);
+    for (size_t i = 0; i < v.size(); ++i) q.insert(q.end(), {q3[i * 3], q3[i * 3 + 1], q3[i * 3 + 2], v[i][3] < 0 ? -127 : 127});
+    return ctx.buffer.integers(q, 4, BYTE, ARRAY_BUFFER, true);
+}
+
+// TEXCOORD_n / COLOR_n: normalized UNSIGNED_SHORT texture coordinates and UNSIGNED_BYTE colours
+// when compressing and every value lies in [0, 1] (normalized integers hold nothing else); FLOAT
+// otherwise.
+uint32_t write_unit_range(WriteContext& ctx, const std::vector<float>& values, uint32_t components, uint32_t bits) {
+    if (ctx.grid && all_in_unit_range(values))
+        return ctx.buffer.integers(quantize_unorm(values, bits), components, bits == 8 ? UNSIGNED_BYTE : UNSIGNED_SHORT, ARRAY_BUFFER, true);
+    return ctx.buffer.floats(values, components, ARRAY_BUFFER, false);
+}
+
 // NORMAL unit length; TANGENT xyz unit length and w exactly +1 or -1 (§2.3).
-void write_normals_tangents(WriteContext& ctx, const Mesh& mesh, const std::string& where, Primitive& p) {
+void write_normals_tangents(WriteContext& ctx, const Mesh& mesh, const std::string& where, Primitive& p, bool tangents_used) {
     std::vector<Vec3> normals;
     uint32_t bad = 0;
     for (auto& n : mesh.normals) {
@@ -73,8 +110,8 @@ void write_normals_tangents(WriteContext& ctx, const Mesh& mesh, const std::stri
         normals.push_back(u.value_or(Vec3{0, 1, 0}));
     }
     if (bad) ctx.warn(WarningCode::InvalidNormal, fmt::format("{}: {} zero or non-finite normals written as +Y", where, bad));
-    if (!normals.empty()) p.attributes.emplace_back("NORMAL", ctx.buffer.floats(flatten(normals), 3, ARRAY_BUFFER, false));
-    if (mesh.tangents.empty()) return;
+    if (!normals.empty()) p.attributes.emplace_back("NORMAL", write_unit_vectors(ctx, normals));
+    if (mesh.tangents.empty() || !tangents_used) return;
     std::vector<float> tangents;
     bad = 0;
     for (size_t v = 0; v < mesh.tangents.size(); ++v) {
@@ -85,7 +122,7 @@ void write_normals_tangents(WriteContext& ctx, const Mesh& mesh, const std::stri
         tangents.insert(tangents.end(), {xyz[0], xyz[1], xyz[2], t[3] < 0 ? -1.0f : 1.0f});
     }
     if (bad) ctx.warn(WarningCode::InvalidNormal, fmt::format("{}: {} zero or non-finite tangents replaced", where, bad));
-    p.attributes.emplace_back("TANGENT", ctx.buffer.floats(tangents, 4, ARRAY_BUFFER, false));
+    p.attributes.emplace_back("TANGENT", ctx.grid ? write_tangents_quantized(ctx, tangents) : ctx.buffer.floats(tangents, 4, ARRAY_BUFFER, false));
 }
 
 // `_NAME` attributes: 8- and 16-bit integers kept (never normalized), the rest as FLOAT.
@@ -134,17 +171,31 @@ void write_custom(WriteContext& ctx, const Mesh& mesh, const std::string& where,
 
 // POSITION / NORMAL / TANGENT displacements; every target carries the same attributes, and a
 // NORMAL or TANGENT delta only when the base has that attribute (§4.6).
-void write_targets(WriteContext& ctx, const Mesh& mesh, const std::string& where, MeshDoc& md) {
+void write_targets(WriteContext& ctx, const Mesh& mesh, const std::string& where, MeshDoc& md, bool tangents_used) {
     bool pos = false, nrm = false, tan = false;
     for (auto& mt : mesh.morph_targets) pos |= !mt.position_deltas.empty(), nrm |= !mt.normal_deltas.empty(), tan |= !mt.tangent_deltas.empty();
     if ((nrm && mesh.normals.empty()) || (tan && mesh.tangents.empty()))
         ctx.warn(WarningCode::DroppedData, fmt::format("{}: morph normal or tangent deltas without base normals or tangents were not written", where));
-    nrm &= !mesh.normals.empty(), tan &= !mesh.tangents.empty();
+    nrm &= !mesh.normals.empty(), tan &= !mesh.tangents.empty() && tangents_used;
     const std::vector<Vec3> zeros(mesh.vertex_count(), Vec3{0, 0, 0});
     for (auto& mt : mesh.morph_targets) {
         Attributes target;
         auto add = [&](const char* semantic, bool wanted, const std::vector<Vec3>& d, bool min_max) {
-            if (wanted) target.emplace_back(semantic, ctx.buffer.floats(flatten(d.empty() ? zeros : d), 3, ARRAY_BUFFER, min_max));
+            if (!wanted) return;
+            const std::vector<Vec3>& deltas = d.empty() ? zeros : d;
+            if (ctx.grid && min_max) {
+                // POSITION deltas live in the grid's steps too: the node or the inverse bind
+                // matrices scale the morphed position as a whole. SHORT when they fit, else FLOAT.
+                if (auto q = quantize_deltas(deltas, *ctx.grid)) {
+                    target.emplace_back(semantic, ctx.buffer.integers(*q, 3, SHORT, ARRAY_BUFFER, false, true));
+                    return;
+                }
+                std::vector<float> scaled = flatten(deltas);
+                for (float& x : scaled) x /= ctx.grid->step;
+                target.emplace_back(semantic, ctx.buffer.floats(scaled, 3, ARRAY_BUFFER, true));
+                return;
+            }
+            target.emplace_back(semantic, ctx.buffer.floats(flatten(deltas), 3, ARRAY_BUFFER, min_max));
         };
         add("POSITION", pos || (!nrm && !tan), mt.position_deltas, true);  // a target needs one attribute
         add("NORMAL", nrm, mt.normal_deltas, false);
@@ -170,21 +221,49 @@ Expected<Ok> write_meshes(WriteContext& ctx) {
         md.name = mesh.name;
         Primitive& p = md.primitive;
         write_indices(ctx, mesh, p);
-        p.attributes.emplace_back("POSITION", ctx.buffer.floats(flatten(mesh.positions), 3, ARRAY_BUFFER, true));
-        write_normals_tangents(ctx, mesh, where, p);
-        for (size_t s = 0; s < mesh.texcoords.size(); ++s)
-            p.attributes.emplace_back(fmt::format("TEXCOORD_{}", s), ctx.buffer.floats(flatten(mesh.texcoords[s]), 2, ARRAY_BUFFER, false));
+        if (ctx.grid)
+            p.attributes.emplace_back("POSITION", ctx.buffer.integers(quantize_positions(mesh.positions, *ctx.grid), 3, ctx.grid->component_type,
+                                                                      ARRAY_BUFFER, false, true));
+        else
+            p.attributes.emplace_back("POSITION", ctx.buffer.floats(flatten(mesh.positions), 3, ARRAY_BUFFER, true));
+        // Compressed output leaves out what no texture of the mesh's material uses, as gltfpack
+        // does (the validator reports such tangents, UNUSED_MESH_TANGENT): TANGENT without a
+        // normal map, TEXCOORD_0 without any texture, and TEXCOORD_1 and later, which no written
+        // material names (docs/gltf.md "Compressed output"). The materials are written first then.
+        size_t texcoord_sets = mesh.texcoords.size();
+        bool tangents_used = true;
+        if (ctx.grid) {
+            const MaterialDoc* mat = mesh.material >= 0 && size_t(mesh.material) < ctx.doc.materials.size() ? &ctx.doc.materials[size_t(mesh.material)] : nullptr;
+            const bool textured = mat && (mat->base_color_texture || mat->normal_texture || mat->emissive_texture);
+            tangents_used = mat && mat->normal_texture;
+            texcoord_sets = std::min<size_t>(texcoord_sets, textured ? 1 : 0);
+            const bool tangents_left = !mesh.tangents.empty() && !tangents_used;
+            if (texcoord_sets < mesh.texcoords.size() || tangents_left)
+                ctx.warn(WarningCode::DroppedData,
+                         fmt::format("{}: {}{}{} not written: no texture of its material uses them (compressed output)", where,
+                                     texcoord_sets < mesh.texcoords.size() ? fmt::format("{} texture coordinate sets", mesh.texcoords.size() - texcoord_sets) : "",
+                                     texcoord_sets < mesh.texcoords.size() && tangents_left ? " and " : "", tangents_left ? "tangents" : ""));
+        }
+        write_normals_tangents(ctx, mesh, where, p, tangents_used);
+        for (size_t s = 0; s < texcoord_sets; ++s)
+            p.attributes.emplace_back(fmt::format("TEXCOORD_{}", s), write_unit_range(ctx, flatten(mesh.texcoords[s]), 2, 16));
         for (size_t s = 0; s < mesh.colors.size(); ++s)
-            p.attributes.emplace_back(fmt::format("COLOR_{}", s), ctx.buffer.floats(flatten(mesh.colors[s]), 4, ARRAY_BUFFER, false));
+            p.attributes.emplace_back(fmt::format("COLOR_{}", s), write_unit_range(ctx, flatten(mesh.colors[s]), 4, 8));
         if (ctx.mesh_skinned[m]) write_influences(ctx, mesh, where, p.attributes);
         write_custom(ctx, mesh, where, p);
-        write_targets(ctx, mesh, where, md);
+        write_targets(ctx, mesh, where, md, tangents_used);
         if (mesh.material >= 0) p.material = uint32_t(mesh.material);
 
         Node node;
         node.name = mesh.name;
         node.mesh = uint32_t(ctx.doc.meshes.size());
-        if (ctx.mesh_skinned[m]) node.skin = 0;  // a scene root without TRS (§3.4)
+        if (ctx.mesh_skinned[m]) {
+            node.skin = 0;  // a scene root without TRS (§3.4); its grid is undone by the inverse bind matrices
+        } else if (ctx.grid) {
+            // The node's TRS undoes the position grid: p = origin + step * q.
+            if (ctx.grid->origin != Vec3{0, 0, 0}) node.translation = ctx.grid->origin;
+            if (ctx.grid->step != 1.0f) node.scale = Vec3{ctx.grid->step, ctx.grid->step, ctx.grid->step};
+        }
         ctx.doc.meshes.push_back(std::move(md));
         ctx.mesh_node[m] = uint32_t(ctx.doc.nodes.size());
         if (ctx.axis_node && !ctx.mesh_skinned[m]) ctx.doc.nodes[*ctx.axis_node].children.push_back(ctx.mesh_node[m]);

@@ -9,6 +9,7 @@
 
 #include "formats/gltf/gltf_buffer.hpp"
 #include "formats/gltf/gltf_document.hpp"
+#include "formats/gltf/gltf_quantize.hpp"
 #include "rigport/io.hpp"
 
 namespace rigport::gltf {
@@ -38,6 +39,12 @@ struct WriteContext {
     std::vector<uint32_t> mesh_node;      // per scene mesh: its node, or no_index when skipped
     std::vector<bool> mesh_skinned;       // per scene mesh: its node carries the skin
 
+    // Compressed output (docs/gltf.md "Compressed output"): the position grid every mesh shares,
+    // and whether meshoptimizer's filters are used (--compress-level small).
+    std::optional<PositionGrid> grid;
+    bool filters = false;
+    std::vector<std::string> notes;  // Output::notes: the grid, the keys' bounds
+
     void warn(WarningCode code, std::string message) {
         if (warnings) warnings->add(code, std::move(message));
     }
@@ -55,6 +62,9 @@ void write_influences(WriteContext& ctx, const Mesh& mesh, const std::string& wh
 Expected<Ok> write_animations(WriteContext& ctx);
 // gltf_write_material.cpp: materials, images (embedded last in the buffer) and textures.
 void write_materials(WriteContext& ctx);
+// gltf_write_pack.cpp: every bufferView but images' encoded with EXT_meshopt_compression into a
+// new buffer 0, the views moved to the fallback buffer 1 (docs/gltf.md "Compressed output").
+std::vector<uint8_t> pack_buffer_views(Document& doc, std::vector<uint8_t> bin);
 // RFC 3986 percent-encoding of a relative path (backslashes become '/').
 std::string encode_uri(const std::string& path);
 

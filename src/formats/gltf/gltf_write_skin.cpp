@@ -94,6 +94,22 @@ Mat4 completed(const Mat4& w) {
     return r;
 }
 
+// IBM * D, D = translate(origin) * scale(step): a skinned mesh's node transform is ignored by
+// glTF clients, so the grid of its quantised positions is undone here (docs/gltf.md "Compressed
+// output"); every skinned mesh shares the grid, as they share the skin.
+Mat4 undo_grid(const Mat4& ibm, const PositionGrid& grid) {
+    Mat4 r = ibm;
+    for (int row = 0; row < 3; ++row) {
+        double t = ibm[3][size_t(row)];
+        for (int c = 0; c < 3; ++c) {
+            t += ibm[size_t(c)][size_t(row)] * grid.origin[size_t(c)];
+            r[size_t(c)][size_t(row)] = ibm[size_t(c)][size_t(row)] * grid.step;
+        }
+        r[3][size_t(row)] = t;
+    }
+    return r;
+}
+
 }  // namespace
 
 void plan_nodes(WriteContext& ctx) {
@@ -187,6 +203,7 @@ void write_skin(WriteContext& ctx) {
         } else {
             ibm = inverse_affine(w);
         }
+        if (ctx.grid && ctx.skinning) ibm = undo_grid(ibm, *ctx.grid);
         for (int col = 0; col < 4; ++col)
             for (int row = 0; row < 4; ++row) values.push_back(row < 3 ? float(ibm[col][row]) : col == 3 ? 1.0f : 0.0f);
     }

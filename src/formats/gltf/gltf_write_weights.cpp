@@ -60,6 +60,28 @@ void write_influences(WriteContext& ctx, const Mesh& mesh, const std::string& wh
     const uint32_t sets = uint32_t((widest + 3) / 4);
     const uint32_t joint_type = ctx.scene.skeleton.joints.size() <= 256 ? UNSIGNED_BYTE : UNSIGNED_SHORT;
     std::vector<std::vector<int64_t>> joints(sets, std::vector<int64_t>(size_t(n) * 4, 0));
+    if (ctx.grid) {
+        // Compressed output: normalized UNSIGNED_BYTE weights summing to exactly 255 over all sets
+        // (docs/gltf.md "Compressed output").
+        std::vector<std::vector<int64_t>> bytes(sets, std::vector<int64_t>(size_t(n) * 4, 0));
+        std::vector<double> w;
+        std::vector<int64_t> q;
+        for (uint32_t v = 0; v < n; ++v) {
+            const uint32_t first = offsets[v], count = offsets[v + 1] - first;
+            w.resize(count), q.resize(count);
+            for (uint32_t k = 0; k < count; ++k) w[k] = all[first + k].weight;
+            weights_to_unorm8(w, q);
+            for (uint32_t k = 0; k < count; ++k) {
+                joints[k / 4][size_t(v) * 4 + k % 4] = all[first + k].joint;
+                bytes[k / 4][size_t(v) * 4 + k % 4] = q[k];
+            }
+        }
+        for (uint32_t s = 0; s < sets; ++s) {
+            attributes.emplace_back(fmt::format("JOINTS_{}", s), ctx.buffer.integers(joints[s], 4, joint_type, ARRAY_BUFFER));
+            attributes.emplace_back(fmt::format("WEIGHTS_{}", s), ctx.buffer.integers(bytes[s], 4, UNSIGNED_BYTE, ARRAY_BUFFER, true));
+        }
+        return;
+    }
     std::vector<std::vector<float>> weights(sets, std::vector<float>(size_t(n) * 4, 0.0f));
     for (uint32_t v = 0; v < n; ++v) {
         const uint32_t first = offsets[v], count = offsets[v + 1] - first;

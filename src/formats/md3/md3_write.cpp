@@ -272,7 +272,7 @@ Expected<Output> write(const Scene& input, const std::string& path, const SaveOp
         if (w.size() - start != ofs_end) return make_error(ErrorCode::WriteFailed, fmt::format("surface '{}': layout mismatch", s.name));
     }
     w.patch_u32(104, uint32_t(w.size()));
-    return Output{std::move(w.bytes()), {}, {}, {}};
+    return Output{std::move(w.bytes()), {}, {}, {}, {}};
 }
 
 }  // namespace rigport::md3
