@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rigport/io.hpp"
 #include "rigport/scene.hpp"
 #include "rigport/validate.hpp"
 
@@ -38,6 +39,27 @@ struct TargetLimit {
     std::string_view source{};  // where the number comes from: the engine's file and constant, or its manual
 };
 
+// What an engine takes as a model's texture image (docs/targets.md "Textures"), each with its
+// source. The diffuse texture of each material a mesh uses is measured: the image the scene holds,
+// or the file found beside the model or under the texture paths.
+struct TargetTextures {
+    // The image types it loads ("tga", "bmp" ...: the names of src/formats/images), the first the
+    // one convert --target writes; empty = not checked (the skin is inside the model, or any type).
+    std::vector<std::string_view> types{};
+    std::string_view types_source{};
+    bool power_of_two = false;  // both sides powers of two
+    std::string_view power_of_two_source{};
+    uint32_t most_width = 0, most_height = 0;  // the largest side; 0 = any
+    std::string_view size_source{};
+    // Texels of the stored image, its width rounded up to a multiple of 4 as studiomdl stores a
+    // skin (GetSkinWidth); 0 = any.
+    uint64_t most_texels = 0;
+    std::string_view texels_source{};
+    bool palette = false;  // 8-bit palette indices with the file's own palette of at most 256 colours
+    std::string_view palette_source{};
+    bool any() const { return !types.empty() || power_of_two || most_width || most_height || most_texels || palette; }
+};
+
 struct TargetProfile {
     std::string_view name{};       // "goldsrc": what --target takes
     std::string_view engine{};     // "GoldSrc (Half-Life), through studiomdl"
@@ -50,6 +72,7 @@ struct TargetProfile {
     bool weighted_vertices = false;
     // The rate frames are sampled at, for Frames (Quake's 10 fps ...); 0 = the model's own.
     double frame_rate = 0;
+    TargetTextures textures{};
 };
 
 // Every profile, in the order `rigport targets` lists them.
@@ -60,6 +83,19 @@ const TargetProfile* find_target(std::string_view name);
 // Checks the scene against the profile: one Error finding per broken limit, coded
 // "target.<measure>" ("target.root_name", "target.unweighted" for the rules beside the
 // limits), its message naming the worst part, its count and the limit with its source.
-ValidationReport check_target(const Scene& scene, const TargetProfile& profile, const std::string& path = {});
+// The texture limits ("target.texture_type", "target.texture_palette", "target.texture_power_of_two",
+// "target.texture_size") are measured on the images the scene holds and on `textures`: the files
+// found for the maps' uris (resolve_images with ImageOptions::Mode::Embed and any_type). A texture
+// with neither is not measured.
+ValidationReport check_target(const Scene& scene, const TargetProfile& profile, const std::string& path = {},
+                              const std::vector<GltfImage>& textures = {});
+
+// The texture files the scene's materials name, found and read as convert finds them (docs/cli.md
+// "Textures"): beside model_path, then under texture_paths, confined to those folders unless
+// allow_outside. A texture that is not found gets a TextureNotFound warning and no bytes; an
+// error when one cannot be read. What check_target takes as `textures`.
+Expected<std::vector<GltfImage>> find_target_textures(const Scene& scene, const std::string& model_path,
+                                                      const std::vector<std::string>& texture_paths, bool allow_outside,
+                                                      Warnings& warnings);
 
 }  // namespace rigport

@@ -23,7 +23,10 @@ std::vector<TargetProfile> make_profiles() {
                  .root_name = "origin",
                  .root_name_source = "Doom 3 source, neo/game/anim/Anim.cpp: the entity's movement is read from joint 0, which id's "
                                      "models and exporters name origin",
-                 .weighted_vertices = true});
+                 .weighted_vertices = true,
+                 .textures = {.types = {"tga", "jpeg", "pcx", "bmp"},
+                              .types_source = "Doom 3 source, neo/renderer/Image_files.cpp: R_LoadImage reads TGA (then a JPEG of the same "
+                                              "name), PCX, BMP and JPEG by extension, and resamples to powers of two itself"}});
     p.push_back({.name = "goldsrc",
                  .engine = "GoldSrc (Half-Life 1), through studiomdl: SMD",
                  .formats = {"smd"},
@@ -36,7 +39,15 @@ std::vector<TargetProfile> make_profiles() {
                             {M::JointNameBytes, 31, "Half-Life SDK, engine/studio.h: mstudiobone_t name[32]"},
                             {M::AnimationNameBytes, 31, "Half-Life SDK, engine/studio.h: mstudioseqdesc_t label[32]"},
                             {M::MaterialNameBytes, 63, "Half-Life SDK, engine/studio.h: mstudiotexture_t name[64]"}},
-                 .weighted_vertices = true});
+                 .weighted_vertices = true,
+                 .textures = {.types = {"bmp"},
+                              .types_source = "Half-Life SDK, utils/studiomdl/studiomdl.c: Grab_Skin takes .bmp files only (\"unknown graphics type\")",
+                              .most_texels = 640 * 480 - 768,
+                              .texels_source = "Half-Life SDK, utils/studiomdl/studiomdl.c: ResizeTexture refuses a skin whose texels (width "
+                                               "rounded up to 4) and 768-byte palette pass 640 x 480 (\"texture too large\")",
+                              .palette = true,
+                              .palette_source = "Half-Life SDK, utils/studiomdl/bmpread.c: 8 bits per pixel, uncompressed, with the BMP's own "
+                                                "palette, which the model keeps"}});
     p.push_back({.name = "source",
                  .engine = "Source (Half-Life 2, Garry's Mod, Portal), through studiomdl: SMD",
                  .formats = {"smd"},
@@ -44,14 +55,25 @@ std::vector<TargetProfile> make_profiles() {
                             {M::Joints, 128, "Source SDK 2013, public/studio.h: MAXSTUDIOBONES"},
                             {M::Vertices, 65536, "Source SDK 2013, public/studio.h: MAXSTUDIOVERTS"},
                             {M::Triangles, 65536, "Source SDK 2013, public/studio.h: MAXSTUDIOTRIANGLES"}},
-                 .weighted_vertices = true});
+                 .weighted_vertices = true,
+                 .textures = {.types = {"tga"},
+                              .types_source = "Valve Developer Community, TGA: vtex compiles 24- or 32-bit TGA into the VTF the engine loads",
+                              .power_of_two = true,
+                              .power_of_two_source = "Valve Developer Community, TGA: vtex takes sides that are powers of two",
+                              .most_width = 2048,
+                              .most_height = 2048,
+                              .size_source = "Valve Developer Community, TGA: vtex takes at most 2048 pixels a side"}});
     p.push_back({.name = "quake",
                  .engine = "Quake 1 (GLQuake, QuakeSpasm): MDL",
                  .formats = {"mdl"},
                  .limits = {{M::Vertices, 1024, "GLQuake, gl_model.h: MAXALIASVERTS"},
                             {M::Triangles, 2048, "GLQuake, gl_model.h: MAXALIASTRIS"},
                             {M::Frames, 256, "GLQuake, gl_model.h: MAXALIASFRAMES"}},
-                 .frame_rate = 10});
+                 .frame_rate = 10,
+                 // The skin goes inside the MDL, quantised to Quake's palette by the writer
+                 // (docs/mdl.md): no image type to check, only its height.
+                 .textures = {.most_height = 480,
+                              .size_source = "GLQuake, gl_model.c: Mod_LoadAliasModel refuses a skin taller than MAX_LBM_HEIGHT (480)"}});
     p.push_back({.name = "quake2",
                  .engine = "Quake 2 (Yamagi Quake II, Q2PRO): MD2",
                  .formats = {"md2"},
@@ -60,7 +82,13 @@ std::vector<TargetProfile> make_profiles() {
                             {M::Frames, 512, "Quake 2 source, qcommon/qfiles.h: MAX_FRAMES"},
                             {M::Meshes, 32, "Quake 2 source, qcommon/qfiles.h: MAX_MD2SKINS (one skin per material)"},
                             {M::MaterialNameBytes, 63, "Quake 2 source, qcommon/qfiles.h: MAX_SKINNAME (skin names)"}},
-                 .frame_rate = 10});
+                 .frame_rate = 10,
+                 // TGA first: an 8-bit PCX takes its colours from the game's pics/colormap.pcx
+                 // (Draw_GetPalette), game data rigport does not have, so convert writes TGA.
+                 .textures = {.types = {"tga", "pcx", "wal"},
+                              .types_source = "Quake 2 source, ref_gl/gl_image.c: GL_FindImage loads .pcx, .wal and .tga skins by extension",
+                              .most_height = 480,
+                              .size_source = "Quake 2 source, ref_gl/gl_model.c: Mod_LoadAliasModel refuses a skin taller than MAX_LBM_HEIGHT (480)"}});
     p.push_back({.name = "quake3",
                  .engine = "Quake 3 (ioquake3): MD3",
                  .formats = {"md3"},
@@ -70,7 +98,9 @@ std::vector<TargetProfile> make_profiles() {
                             {M::Frames, 1024, "ioquake3, code/qcommon/qfiles.h: MD3_MAX_FRAMES"},
                             {M::MeshNameBytes, 63, "ioquake3, code/qcommon/qfiles.h: md3Surface_t name[MAX_QPATH] (q_shared.h: 64)"},
                             {M::MaterialNameBytes, 63, "ioquake3, code/qcommon/qfiles.h: md3Shader_t name[MAX_QPATH] (q_shared.h: 64)"}},
-                 .frame_rate = 15});
+                 .frame_rate = 15,
+                 .textures = {.types = {"tga", "jpeg", "png", "pcx", "bmp"},
+                              .types_source = "ioquake3, code/renderergl1/tr_image.c: imageLoaders (TGA, JPEG, PNG, PCX, BMP), chosen by extension"}});
     p.push_back({.name = "darkplaces",
                  .engine = "DarkPlaces (Xonotic): IQM, MD3",
                  .formats = {"iqm", "md3"},

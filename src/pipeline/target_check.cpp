@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 
+#include "pipeline/target_textures.hpp"
 #include "rigport/targets.hpp"
 
 namespace rigport {
@@ -117,7 +118,7 @@ Worst measure(const Scene& scene, const TargetProfile& profile, TargetMeasure wh
 
 }  // namespace
 
-ValidationReport check_target(const Scene& scene, const TargetProfile& profile, const std::string& path) {
+ValidationReport check_target(const Scene& scene, const TargetProfile& profile, const std::string& path, const std::vector<GltfImage>& textures) {
     ValidationReport report;
     report.path = path;
     report.format = scene.meta.source_format;
@@ -154,6 +155,7 @@ ValidationReport check_target(const Scene& scene, const TargetProfile& profile, 
                            {}, bare);
         }
     }
+    detail::check_target_textures(scene, profile, textures, report);
     return report;
 }
 
