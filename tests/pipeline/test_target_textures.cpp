@@ -60,9 +60,10 @@ Scene textured(const std::string& texture) {
     return s;
 }
 
-// A fresh folder holding model.iqm and its texture skin.png of w x h.
-fs::path fixture(const std::string& name, int w, int h) {
-    const fs::path dir = files_dir() / name;
+// A folder of the test's own (files_dir() empties it, so each test takes it once) holding
+// model.iqm and its texture skin.png of w x h.
+fs::path fixture(const fs::path& base, const std::string& name, int w, int h) {
+    const fs::path dir = base / name;
     fs::remove_all(dir);
     fs::create_directories(dir / "out");
     write_png(dir / "skin.png", w, h);
@@ -144,14 +145,15 @@ TEST(TargetTextures, EveryRuleNamesItsSource) {
 
 // One texture per broken rule, each named by its code and no other texture code.
 TEST(TargetTextures, CheckNamesEachBrokenRule) {
-    const fs::path a = fixture("tt_check_a", 300, 200);
+    const fs::path base = files_dir();
+    const fs::path a = fixture(base, "tt_check_a", 300, 200);
     EXPECT_EQ(codes(check_file(a / "model.iqm", "goldsrc")), (std::set<std::string>{"target.texture_type", "target.texture_palette"}));
     EXPECT_EQ(codes(check_file(a / "model.iqm", "source")), (std::set<std::string>{"target.texture_type", "target.texture_power_of_two"}));
     EXPECT_EQ(codes(check_file(a / "model.iqm", "quake2")), (std::set<std::string>{"target.texture_type"}));
     EXPECT_TRUE(codes(check_file(a / "model.iqm", "quake3")).empty());  // ioquake3 loads PNG
     EXPECT_TRUE(codes(check_file(a / "model.iqm", "quake")).empty());   // the MDL holds its skin
 
-    const fs::path tall = fixture("tt_check_tall", 64, 481);
+    const fs::path tall = fixture(base, "tt_check_tall", 64, 481);
     EXPECT_EQ(codes(check_file(tall / "model.iqm", "quake")), (std::set<std::string>{"target.texture_size"}));
     const ValidationReport q2 = check_file(tall / "model.iqm", "quake2");
     EXPECT_TRUE(codes(q2).count("target.texture_size"));
@@ -160,14 +162,14 @@ TEST(TargetTextures, CheckNamesEachBrokenRule) {
             EXPECT_NE(f.message.find("64 x 481"), std::string::npos) << f.message;
         }
     }
-    EXPECT_FALSE(codes(check_file(fixture("tt_check_480", 64, 480) / "model.iqm", "quake")).count("target.texture_size"));
+    EXPECT_FALSE(codes(check_file(fixture(base, "tt_check_480", 64, 480) / "model.iqm", "quake")).count("target.texture_size"));
 
     // GoldSrc counts stored texels, the width rounded up to a multiple of 4, within 640 x 480 less
     // the 768-byte palette (306,432): 553 x 551 is stored as 556 x 551 = 306,356; 553 x 552 as
     // 306,912, over it though 553 x 552 itself is not.
-    EXPECT_FALSE(codes(check_file(fixture("tt_check_texels_at", 553, 551) / "model.iqm", "goldsrc")).count("target.texture_size"));
-    EXPECT_TRUE(codes(check_file(fixture("tt_check_texels_over", 553, 552) / "model.iqm", "goldsrc")).count("target.texture_size"));
-    EXPECT_TRUE(codes(check_file(fixture("tt_check_wide", 4096, 16) / "model.iqm", "source")).count("target.texture_size"));
+    EXPECT_FALSE(codes(check_file(fixture(base, "tt_check_texels_at", 553, 551) / "model.iqm", "goldsrc")).count("target.texture_size"));
+    EXPECT_TRUE(codes(check_file(fixture(base, "tt_check_texels_over", 553, 552) / "model.iqm", "goldsrc")).count("target.texture_size"));
+    EXPECT_TRUE(codes(check_file(fixture(base, "tt_check_wide", 4096, 16) / "model.iqm", "source")).count("target.texture_size"));
 
     // The image the scene holds is measured as well; a texture found nowhere is not a limit.
     Scene held = textured("held.png");
@@ -179,7 +181,8 @@ TEST(TargetTextures, CheckNamesEachBrokenRule) {
 
 // The command line: exit 5 with the codes; a texture not found is a warning with exit 0.
 TEST(TargetTextures, CheckOnTheCommandLine) {
-    const fs::path a = fixture("tt_cli", 300, 200);
+    const fs::path base = files_dir();
+    const fs::path a = fixture(base, "tt_cli", 300, 200);
     const auto broken = run_cli({"check", "--target", "goldsrc", "--json", (a / "model.iqm").string()});
     EXPECT_EQ(broken.exit_code, 5) << broken.err;
     const auto j = nlohmann::json::parse(broken.out);
@@ -199,7 +202,8 @@ TEST(TargetTextures, CheckOnTheCommandLine) {
 // colours of a 300 x 200 gradient (60,000 colours) stay within a mean error of 6 of 255 per
 // channel; an image of 256 colours or fewer keeps them exactly. The inputs are unchanged.
 TEST(TargetTextures, ConvertGoldSrcWritesAnEightBitBmpWithItsOwnPalette) {
-    const fs::path dir = fixture("tt_goldsrc", 300, 200);
+    const fs::path base = files_dir();
+    const fs::path dir = fixture(base, "tt_goldsrc", 300, 200);
     const auto png = read_bytes(dir / "skin.png");
     const auto model = read_bytes(dir / "model.iqm");
     const auto r = run_cli({"convert", (dir / "model.iqm").string(), "--target", "goldsrc", "-o", (dir / "out" / "m").string(), "--json", "-q"});
@@ -229,7 +233,7 @@ TEST(TargetTextures, ConvertGoldSrcWritesAnEightBitBmpWithItsOwnPalette) {
     EXPECT_EQ(read_bytes(dir / "model.iqm"), model);
 
     // 16 x 16 of 16 colours: the palette keeps each exactly.
-    const fs::path few = fixture("tt_goldsrc_few", 16, 16);
+    const fs::path few = fixture(base, "tt_goldsrc_few", 16, 16);
     std::vector<uint8_t> rgb(16 * 16 * 3);
     for (size_t i = 0; i < 256; ++i) rgb[i * 3] = uint8_t((i % 16) * 17), rgb[i * 3 + 1] = 40, rgb[i * 3 + 2] = 200;
     ASSERT_TRUE(stbi_write_png((few / "skin.png").string().c_str(), 16, 16, 3, rgb.data(), 48));
@@ -243,7 +247,8 @@ TEST(TargetTextures, ConvertGoldSrcWritesAnEightBitBmpWithItsOwnPalette) {
 // a TGA; a 4000 x 100 one is scaled to vtex's 2048 wide (51 high) and then 64 high. The colours
 // of the smooth gradient stay within a mean error of 3 of 255 of the source at the same place.
 TEST(TargetTextures, ConvertSourceResizesToPowersOfTwo) {
-    const fs::path dir = fixture("tt_source", 300, 200);
+    const fs::path base = files_dir();
+    const fs::path dir = fixture(base, "tt_source", 300, 200);
     const auto r = run_cli({"convert", (dir / "model.iqm").string(), "--target", "source", "-o", (dir / "out" / "m").string(), "-q"});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     const auto tga = read_bytes(dir / "out" / "skin.tga");
@@ -254,7 +259,7 @@ TEST(TargetTextures, ConvertSourceResizesToPowersOfTwo) {
     EXPECT_LT(error_against_source(out, 300, 200), 3.0);
     EXPECT_EQ(run_cli({"check", "--target", "source", (dir / "out" / "m.smd").string()}).exit_code, 0);
 
-    const fs::path wide = fixture("tt_source_wide", 4000, 100);
+    const fs::path wide = fixture(base, "tt_source_wide", 4000, 100);
     ASSERT_EQ(run_cli({"convert", (wide / "model.iqm").string(), "--target", "source", "-o", (wide / "out" / "m").string(), "-q"}).exit_code, 0);
     const Pixels w = decode(wide / "out" / "skin.tga");
     EXPECT_EQ(w.w, 2048);
@@ -265,7 +270,8 @@ TEST(TargetTextures, ConvertSourceResizesToPowersOfTwo) {
 // game's palette), a skin taller than 480 scaled to 480; the MD2 names it. Quake: the MDL holds
 // its skin, scaled to 480 high, and nothing is written beside it.
 TEST(TargetTextures, ConvertQuakeSkinsToTheirHeight) {
-    const fs::path dir = fixture("tt_quake2", 64, 600);
+    const fs::path base = files_dir();
+    const fs::path dir = fixture(base, "tt_quake2", 64, 600);
     ASSERT_EQ(run_cli({"convert", (dir / "model.iqm").string(), "--target", "quake2", "-o", (dir / "out" / "m").string(), "-q"}).exit_code, 0);
     const Pixels out = decode(dir / "out" / "skin.tga");
     EXPECT_EQ(out.w, 51);
@@ -277,7 +283,7 @@ TEST(TargetTextures, ConvertQuakeSkinsToTheirHeight) {
     EXPECT_EQ(md2->materials[0].maps[0].uri, "skin.tga");
     EXPECT_EQ(run_cli({"check", "--target", "quake2", (dir / "out" / "m.md2").string()}).exit_code, 0);
 
-    const fs::path q1 = fixture("tt_quake", 64, 600);
+    const fs::path q1 = fixture(base, "tt_quake", 64, 600);
     ASSERT_EQ(run_cli({"convert", (q1 / "model.iqm").string(), "--target", "quake", "-o", (q1 / "out" / "m").string(), "-q"}).exit_code, 0);
     auto mdl = load((q1 / "out" / "m.mdl").string());
     ASSERT_TRUE(mdl);
@@ -294,7 +300,8 @@ TEST(TargetTextures, ConvertQuakeSkinsToTheirHeight) {
 // An input texture beside the output keeps its bytes: the new one takes another name. A
 // conversion refused for another limit writes no texture.
 TEST(TargetTextures, InputsAreNeverReplacedAndARefusalWritesNothing) {
-    const fs::path dir = files_dir() / "tt_inputs";
+    const fs::path base = files_dir();
+    const fs::path dir = base / "tt_inputs";
     fs::remove_all(dir);
     fs::create_directories(dir);
     const auto rgb = gradient(40, 30);
@@ -307,7 +314,7 @@ TEST(TargetTextures, InputsAreNeverReplacedAndARefusalWritesNothing) {
     EXPECT_TRUE(images::holds_palette(read_bytes(dir / "skin_2.bmp")));
     EXPECT_EQ(run_cli({"check", "--target", "goldsrc", (dir / "m.smd").string()}).exit_code, 0);
 
-    const fs::path big = fixture("tt_refused", 64, 600);
+    const fs::path big = fixture(base, "tt_refused", 64, 600);
     Scene many = textured("skin.png");
     many.meshes[0].positions.resize(3000, Vec3{0, 0, 1});
     many.meshes[0].texcoords[0].resize(3000, Vec2{0, 0});
