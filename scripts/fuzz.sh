@@ -152,6 +152,27 @@ write_images() {
   printf '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00\x90wS\xde\x00\x00\x00\x0cIDATx\x9cc\xf8\xcf\xc0\x00\x00\x03\x01\x01\x00\xc9\xfe\x92\xef\x00\x00\x00\x00IEND\xaeB`\x82' >"$d/red.png"
 }
 
+# compressed_gltf_seeds TARGET GLB...: each GLB compressed the ways the reader decodes (docs/gltf.md
+# §7.1), so the fuzzer starts inside the meshopt and Draco decoders: gltfpack -cc (meshopt,
+# quantization, texture transforms) and tests/js/draco.mjs (Draco) when node and its packages are
+# installed. Outputs above 512 KB are left out, as for the corpus.
+compressed_gltf_seeds() {
+  local target="$1" f out; shift
+  for f in "$@"; do
+    [ "$(stat -c %s "$f")" -le 2097152 ] || continue
+    out="$seeds/$target/meshopt_$(basename "$f")"
+    if command -v gltfpack >/dev/null 2>&1 && gltfpack -i "$f" -o "$out" -cc >/dev/null 2>&1; then
+      [ "$(stat -c %s "$out")" -le 524288 ] || rm -f "$out"
+    fi
+    out="$seeds/$target/draco_$(basename "$f")"
+    if command -v node >/dev/null 2>&1 && [ -d "$root/tests/js/node_modules/draco3dgltf" ] &&
+      node "$root/tests/js/draco.mjs" "$f" "$out" >/dev/null 2>&1; then
+      [ "$(stat -c %s "$out")" -le 524288 ] || rm -f "$out"
+    fi
+  done
+  return 0
+}
+
 make_seeds() {
   local t="$1" c="$corpus"
   mkdir -p "$seeds/$t"
@@ -162,7 +183,11 @@ make_seeds() {
     fuzz_md5) [ -n "$c" ] && add_text_prefix "$t" 65536 "$c"/md5/*.md5mesh "$c"/md5/*.md5anim ;;
     fuzz_smd) [ -n "$c" ] && add_text_prefix "$t" 65536 "$c"/smd/*.smd "$c"/smd/*.vta ;;
     fuzz_obj) [ -n "$c" ] && add_text_prefix "$t" 65536 "$c"/obj/*.obj "$c"/obj/*.mtl ;;
-    fuzz_gltf) [ -n "$c" ] && add_files "$t" 524288 "$c"/gltf/*.gltf "$c"/gltf/*.glb ;;
+    fuzz_gltf)
+      if [ -n "$c" ]; then
+        add_files "$t" 524288 "$c"/gltf/*.gltf "$c"/gltf/*.glb
+        compressed_gltf_seeds "$t" "$c"/gltf/*.glb
+      fi ;;
     fuzz_cal3d_xml) [ -n "$c" ] && add_files "$t" 131072 "$c"/cal3d/**/*.x[smarp]f ;;
     fuzz_cal3d_binary) [ -n "$c" ] && add_files "$t" 131072 "$c"/cal3d/**/*.c[smarp]f ;;
     fuzz_joe) [ -n "$c" ] && add_files "$t" 307200 "$c"/joe/*.joe ;;

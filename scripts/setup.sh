@@ -19,19 +19,24 @@ if [ "${1:-}" = "--build" ]; then build_only=1; fi
 packages=(
   build-essential cmake ninja-build g++ pkg-config
   libfmt-dev libcli11-dev nlohmann-json3-dev
-  libglm-dev libmeshoptimizer-dev libsimdjson-dev libstb-dev libpugixml-dev libfast-float-dev zlib1g-dev libdeflate-dev
+  libglm-dev libmeshoptimizer-dev libsimdjson-dev libstb-dev libpugixml-dev libfast-float-dev zlib1g-dev libdeflate-dev libdraco-dev
   python3 python3-dev python3-pybind11 pybind11-dev python3-numpy zip
 )
 # Testing: GoogleTest, Benchmark, clang for the sanitizer and fuzz builds, the peers the tests
-# compare with (assimp, libcal3d), pytest, Blender for the add-on and Chromium for the viewer.
+# compare with (assimp, libcal3d), gltfpack (meshopt-compressed inputs for the glTF reader),
+# pytest, Blender for the add-on and Chromium for the viewer, and DarkPlaces' dedicated server:
+# the engine itself loads the IQM, MD3, MDL and MD2 that `convert --target` writes
+# (tests/darkplaces/).
 if [ "$build_only" -eq 0 ]; then
   packages+=(
     libgtest-dev libgmock-dev libbenchmark-dev
     clang-14 libclang-rt-14-dev
     assimp-utils libassimp-dev libcal3d12-dev
     time python3-pytest
+    gltfpack
     blender
     chromium
+    darkplaces-server
   )
 fi
 

@@ -70,8 +70,10 @@ struct TargetProfile {
     // Every skinned vertex must be weighted (a vertex without influences stays at the origin, or
     // is refused, in these engines).
     bool weighted_vertices = false;
-    // The rate frames are sampled at, for Frames (Quake's 10 fps ...); 0 = the model's own.
+    // The rate the engine steps frames at (Quake's 10 per second), with its source: Frames counts
+    // at it and convert --target resamples at it; 0 = each clip's own (sampling_rate).
     double frame_rate = 0;
+    std::string_view frame_rate_source{};
     TargetTextures textures{};
 };
 

@@ -70,6 +70,7 @@ std::vector<TargetProfile> make_profiles() {
                             {M::Triangles, 2048, "GLQuake, gl_model.h: MAXALIASTRIS"},
                             {M::Frames, 256, "GLQuake, gl_model.h: MAXALIASFRAMES"}},
                  .frame_rate = 10,
+                 .frame_rate_source = "Quake's QuakeC (progs): a model's frame functions step every 0.1 s (nextthink = time + 0.1)",
                  // The skin goes inside the MDL, quantised to Quake's palette by the writer
                  // (docs/mdl.md): no image type to check, only its height.
                  .textures = {.most_height = 480,
@@ -83,6 +84,7 @@ std::vector<TargetProfile> make_profiles() {
                             {M::Meshes, 32, "Quake 2 source, qcommon/qfiles.h: MAX_MD2SKINS (one skin per material)"},
                             {M::MaterialNameBytes, 63, "Quake 2 source, qcommon/qfiles.h: MAX_SKINNAME (skin names)"}},
                  .frame_rate = 10,
+                 .frame_rate_source = "Quake 2 source, game/g_local.h: FRAMETIME 0.1, the server's frame, which steps a model's frame",
                  // TGA first: an 8-bit PCX takes its colours from the game's pics/colormap.pcx
                  // (Draw_GetPalette), game data rigport does not have, so convert writes TGA.
                  .textures = {.types = {"tga", "pcx", "wal"},
@@ -98,7 +100,6 @@ std::vector<TargetProfile> make_profiles() {
                             {M::Frames, 1024, "ioquake3, code/qcommon/qfiles.h: MD3_MAX_FRAMES"},
                             {M::MeshNameBytes, 63, "ioquake3, code/qcommon/qfiles.h: md3Surface_t name[MAX_QPATH] (q_shared.h: 64)"},
                             {M::MaterialNameBytes, 63, "ioquake3, code/qcommon/qfiles.h: md3Shader_t name[MAX_QPATH] (q_shared.h: 64)"}},
-                 .frame_rate = 15,
                  .textures = {.types = {"tga", "jpeg", "png", "pcx", "bmp"},
                               .types_source = "ioquake3, code/renderergl1/tr_image.c: imageLoaders (TGA, JPEG, PNG, PCX, BMP), chosen by extension"}});
     p.push_back({.name = "darkplaces",

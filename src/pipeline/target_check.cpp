@@ -9,6 +9,7 @@
 #include <set>
 
 #include "pipeline/target_textures.hpp"
+#include "rigport/anim.hpp"
 #include "rigport/targets.hpp"
 
 namespace rigport {
@@ -90,12 +91,15 @@ Worst measure(const Scene& scene, const TargetProfile& profile, TargetMeasure wh
         case TargetMeasure::Meshes: w.see(scene.meshes.size(), most, "the model"); break;
         case TargetMeasure::Frames: {
             // As the vertex-animation writers bake (docs/formats.md "Vertex animation"): each
-            // animation sampled at the profile's rate from 0 to its end, or one frame without any.
+            // animation sampled at the profile's rate (or its own, sampled_frame_count) from 0 to
+            // its end, at least one frame each, and one frame without any.
             uint64_t n = scene.animations.empty() ? 1 : 0;
-            const double rate = profile.frame_rate > 0 ? profile.frame_rate : 30.0;
             for (const Animation& a : scene.animations) {
                 const double d = double(a.duration());
-                n += std::isfinite(d) && d > 0 ? uint64_t(std::min(std::floor(d * rate + 0.5), 1e15)) + 1 : 1;
+                if (profile.frame_rate > 0)
+                    n += std::isfinite(d) && d > 0 ? uint64_t(std::min(std::floor(d * profile.frame_rate + 0.5), 1e15)) + 1 : 1;
+                else
+                    n += std::max<uint64_t>(sampled_frame_count(a), 1);
             }
             w.see(n, most, "the model's animations");
             break;

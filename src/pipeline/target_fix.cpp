@@ -101,6 +101,26 @@ Expected<Displacement> skinned_displacement(const Scene& before, const Scene& af
 }
 
 Status fit_to_target(Scene& scene, const TargetProfile& profile, double max_error, std::vector<std::string>& fixes) {
+    // Geometry first: the fixes after it then work on the fewer vertices it leaves.
+    if (auto st = fit_geometry(scene, profile, max_error, fixes); !st) return st;
+    // The engine's rate: a clip at another is sampled at it (its keys stay, its frames are taken
+    // at the engine's step), so the frames the engine plays at its fixed step keep the clip's
+    // timing. The Quake writers bake at that rate anyway; here every output and the check agree.
+    if (profile.frame_rate > 0) {
+        uint64_t resampled = 0;
+        float from = 0;
+        for (Animation& a : scene.animations) {
+            const float rate = sampling_rate(a);
+            if (a.tracks.empty() && a.morph_tracks.empty()) continue;
+            if (rate == float(profile.frame_rate) && a.frame_rate == rate) continue;
+            if (rate != float(profile.frame_rate) && resampled++ == 0) from = rate;
+            a.frame_rate = float(profile.frame_rate), a.frame_count = 0;
+        }
+        if (resampled)
+            fixes.push_back(fmt::format("frame rate: {} animation{} resampled from {:g}{} to {:g} frames per second ({})", resampled,
+                                        resampled == 1 ? "" : "s", from, resampled > 1 ? " (the first)" : "", profile.frame_rate,
+                                        profile.frame_rate_source));
+    }
     // Influences: the lightest dropped, the rest renormalised (GoldSrc's 1: each vertex bound to
     // its heaviest joint). The only fix here that moves vertices, so the only one measured.
     if (const TargetLimit* l = limit_of(profile, TargetMeasure::Influences)) {
@@ -131,7 +151,17 @@ Status fit_to_target(Scene& scene, const TargetProfile& profile, double max_erro
     }
     // Unweighted vertices of skinned meshes: each bound to the joint nearest it in the bind pose
     // (weight 1), so it follows that part of the body instead of staying behind.
-    if (profile.weighted_vertices && !scene.skeleton.joints.empty()) {
+    const auto unweighted = [](const Mesh& mesh) {
+        for (uint32_t v = 0; v < mesh.vertex_count(); ++v) {
+            double sum = 0;
+            for (const Influence* in = mesh.skin.begin(v); in != mesh.skin.begin(v) + mesh.skin.count(v); ++in) sum += in->weight;
+            if (!(sum > 0)) return true;
+        }
+        return false;
+    };
+    // The copy the figure is measured against is made only when some vertex needs binding.
+    if (profile.weighted_vertices && !scene.skeleton.joints.empty() &&
+        std::any_of(scene.meshes.begin(), scene.meshes.end(), [&](const Mesh& m) { return !m.skin.empty() && unweighted(m); })) {
         std::vector<Transform> bind;
         for (const Joint& j : scene.skeleton.joints) bind.push_back(j.bind);
         const std::vector<Mat4> world = world_matrices(scene.skeleton, bind);

@@ -18,7 +18,13 @@ namespace {
 using namespace read_detail;
 
 // Extensions whose data this reader understands (the rest of extensionsRequired is refused).
-bool understood(const std::string& name) { return name == "KHR_mesh_quantization"; }
+// Each is described in docs/gltf.md §7.1.
+bool understood(const std::string& name) {
+    static const char* const names[] = {"KHR_mesh_quantization",          "EXT_meshopt_compression",         "KHR_draco_mesh_compression",
+                                        "KHR_texture_transform",          "KHR_materials_emissive_strength", "KHR_materials_specular",
+                                        "KHR_materials_unlit",            "KHR_materials_pbrSpecularGlossiness"};
+    return std::find(std::begin(names), std::end(names), name) != std::end(names);
+}
 
 bool check_document(Reader& r) {
     const Json* asset = r.object(r.root, "asset", "");

@@ -50,6 +50,11 @@ double Accessor::normalize(double v) const {
     }
 }
 
+void Reader::install_accessor(uint32_t which, std::unique_ptr<Accessor> decoded) {
+    if (accessors_.size() < count("accessors")) accessors_.resize(count("accessors"));
+    if (which < accessors_.size()) accessors_[which] = std::move(decoded);
+}
+
 const Accessor* Reader::accessor(uint32_t which) {
     if (accessors_.size() < count("accessors")) accessors_.resize(count("accessors"));
     if (which >= accessors_.size()) return fail(ErrorCode::Malformed, fmt::format("/accessors/{}", which), "missing"), nullptr;

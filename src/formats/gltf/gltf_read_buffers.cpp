@@ -1,5 +1,6 @@
 // glTF reader: the GLB container (glTF 2.0 §4.4), buffers from the BIN chunk, base64 data: URIs
-// (RFC 2397, RFC 4648) or external files, and bufferViews checked against them (§3.6.1).
+// (RFC 2397, RFC 4648) or external files, and bufferViews checked against them (§3.6.1); views
+// compressed with EXT_meshopt_compression go to gltf_read_meshopt.cpp.
 #include <fmt/format.h>
 
 #include "support/base64.hpp"
@@ -94,6 +95,14 @@ std::optional<std::span<const uint8_t>> Reader::buffer(uint32_t which) {
     uint64_t length = 0;
     std::string uri;
     if (!b || !uint(*b, "byteLength", path, length, true) || !string(*b, "uri", path, uri)) return std::nullopt;
+    // EXT_meshopt_compression's fallback buffer stands in for data that only compressed views hold.
+    const Json* extensions = object(*b, "extensions", path);
+    const Json* meshopt = extensions ? object(*extensions, "EXT_meshopt_compression", path + "/extensions") : nullptr;
+    bool fallback = false;
+    if (!ok() || (meshopt && !boolean(*meshopt, "fallback", path + "/extensions/EXT_meshopt_compression", fallback))) return std::nullopt;
+    if (fallback)
+        return fail(ErrorCode::Malformed, path, "an EXT_meshopt_compression fallback buffer, read by a bufferView without the extension"),
+               std::nullopt;
     if (loaded_.size() < count("buffers")) loaded_.resize(count("buffers"));
     auto& slot = loaded_[which];
     std::span<const uint8_t> data;
@@ -143,6 +152,21 @@ std::optional<std::span<const uint8_t>> Reader::buffer_view(uint32_t which, uint
         return std::nullopt;
     if (find(*v, "byteStride") && (byte_stride < 4 || byte_stride > 252 || byte_stride % 4 != 0))
         return fail(ErrorCode::Malformed, path + "/byteStride", fmt::format("{} is not a multiple of 4 in 4..252", byte_stride)), std::nullopt;
+    stride = uint32_t(byte_stride);
+    // A compressed view's bytes come from its extension (gltf_read_meshopt.cpp); its own buffer is a
+    // fallback that may hold nothing, so only its declared length is checked, never its data.
+    const Json* extensions = object(*v, "extensions", path);
+    if (!ok()) return std::nullopt;
+    if (const Json* meshopt = extensions ? Reader::find(*extensions, "EXT_meshopt_compression") : nullptr) {
+        const Json* b = item("buffers", buffer_index);
+        uint64_t declared = 0;
+        if (!b || !uint(*b, "byteLength", fmt::format("/buffers/{}", buffer_index), declared, true)) return std::nullopt;
+        if (!io::range_fits(offset, 1, length, declared))
+            return fail(ErrorCode::Malformed, path,
+                        fmt::format("byteOffset {} + byteLength {} exceeds the {}-byte buffer {}", offset, length, declared, buffer_index)),
+                   std::nullopt;
+        return meshopt_view(which, *meshopt, length);
+    }
     auto data = buffer(buffer_index);
     if (!data) return std::nullopt;
     if (!io::range_fits(offset, 1, length, data->size()))

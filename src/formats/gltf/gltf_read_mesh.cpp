@@ -1,6 +1,7 @@
 // glTF reader: one mesh primitive (glTF 2.0 §3.7.2) as a rigport mesh: indices triangulated
 // (triangles, strips, fans), standard attributes in every set, influences of every JOINTS_n /
-// WEIGHTS_n pair merged, `_NAME` attributes as custom arrays, KHR_mesh_quantization types.
+// WEIGHTS_n pair merged, `_NAME` attributes as custom arrays, KHR_mesh_quantization types;
+// KHR_draco_mesh_compression primitives decoded first (gltf_read_draco.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -138,6 +139,12 @@ bool PrimitiveReader::run(const Json& prim, uint32_t skin_joints) {
     if (!r_.ok() || !r_.uint(prim, "mode", path_, mode, false) || !r_.index(prim, "material", path_, material, false, "materials", r_.count("materials")))
         return false;
     if (!attributes) return r_.malformed(path_ + "/attributes", "missing");
+    // A Draco-compressed primitive: its accessors are filled from the decoded mesh first, so every
+    // read below is the same as for stored data.
+    const Json* extensions = r_.object(prim, "extensions", path_);
+    if (!r_.ok()) return false;
+    if (const Json* draco = extensions ? Reader::find(*extensions, "KHR_draco_mesh_compression") : nullptr)
+        if (!decode_draco(r_, prim, *draco, path_)) return false;
     if (mode > 6) return r_.malformed(path_ + "/mode", fmt::format("{} is not a primitive mode (0..6)", mode));
     if (mode < TRIANGLES) {
         static const char* names[] = {"points", "lines", "line loops", "line strips"};
@@ -230,6 +237,7 @@ bool read_primitive(Reader& r, uint32_t mesh, uint32_t primitive, uint32_t skin_
     PrimitiveReader reader(r, path, out);
     if (!reader.run(prim, skin_joints)) return false;
     if (out.mesh.positions.empty()) return true;  // skipped
+    apply_texture_transforms(r, path, out.mesh);
     return read_targets(r, mesh, primitive, prim, out.mesh);
 }
 

@@ -2,6 +2,7 @@
 // the node plan and the parts that fill the Scene (Khronos glTF 2.0 spec; docs/gltf.md §8).
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -63,6 +64,16 @@ struct Accessor {
             default: return 0.0;
         }
     }
+};
+
+// A textureInfo's KHR_texture_transform: uv' = offset + rotate(-rotation) (scale * uv) on set `set`.
+struct TextureTransform {
+    uint32_t set = 0;                 // the TEXCOORD_n it applies to (texCoord, or the extension's own)
+    std::array<float, 2> offset{0, 0};
+    float rotation = 0;               // radians, counter-clockwise in UV space
+    std::array<float, 2> scale{1, 1};
+    std::string slot;                 // "/materials/0/pbrMetallicRoughness/baseColorTexture"
+    bool same(const TextureTransform& o) const { return set == o.set && offset == o.offset && rotation == o.rotation && scale == o.scale; }
 };
 
 // One primitive as a rigport mesh in its node's space: influences still index skin.joints.
@@ -139,11 +150,29 @@ public:
 
     // ---- buffers (gltf_read_buffers.cpp)
     std::optional<std::span<const uint8_t>> buffer(uint32_t index);
-    // The bytes of a bufferView and its byteStride (0 when not given).
+    // The bytes of a bufferView and its byteStride (0 when not given); a view with
+    // EXT_meshopt_compression is decoded once and its bytes kept (gltf_read_meshopt.cpp).
     std::optional<std::span<const uint8_t>> buffer_view(uint32_t index, uint32_t& stride);
+    std::optional<std::span<const uint8_t>> meshopt_view(uint32_t index, const Json& extension, uint64_t view_length);
+    // Bytes made by decompression (meshopt views, Draco primitives) count against one budget of
+    // decoded_floor + decoded_per_byte x the bytes read; false with a LimitExceeded error beyond
+    // it. meshopt's codecs expand at most about 64 times, so real files stay far below.
+    static constexpr uint64_t decoded_floor = 1ull << 22;
+    static constexpr uint64_t decoded_per_byte = 256;
+    bool spend_decoded(uint64_t bytes, const std::string& path);
 
     // ---- accessors (gltf_read_accessor.cpp); checked once, then cached.
     const Accessor* accessor(uint32_t index);
+    // Puts decoded values in place of accessor `index` (a Draco primitive's attributes and indices).
+    void install_accessor(uint32_t index, std::unique_ptr<Accessor> decoded);
+
+    // Draco primitives already decoded ("/meshes/2/primitives/0"): a mesh on several nodes is read
+    // once per node, and its accessors hold the decoded values from the first read on.
+    std::vector<std::string> draco_decoded;
+
+    // Per material (document order): the texture transforms of its maps (gltf_read_material.cpp),
+    // applied to its primitives' texcoords (gltf_read_texture_transform.cpp).
+    std::vector<std::vector<TextureTransform>> texture_transforms;
 
     // ---- images the file holds (gltf_read_material.cpp): per glTF image and per bufferView, the
     // Scene::images entry made of it (-1 = none yet), so a shared image is copied once.
@@ -154,6 +183,8 @@ public:
 
 private:
     std::vector<std::optional<std::vector<uint8_t>>> loaded_;  // external and data: buffers
+    std::vector<std::optional<std::vector<uint8_t>>> decoded_views_;  // meshopt views, decoded
+    uint64_t decoded_ = 0;
     std::vector<std::unique_ptr<Accessor>> accessors_;
     uint64_t spent_ = 0;
     uint64_t unbacked_ = 0;
@@ -219,9 +250,15 @@ bool build_skeleton(Reader& r, Plan& plan);
 // gltf_read_mesh.cpp: one primitive in its own space. skin_joints = joints of the node's skin, or
 // none when the node has no skin (JOINTS_n / WEIGHTS_n then ignored).
 bool read_primitive(Reader& r, uint32_t mesh, uint32_t primitive, uint32_t skin_joints, Primitive& out);
+// gltf_read_draco.cpp: a primitive's KHR_draco_mesh_compression extension (`extension`) decoded,
+// its accessors (attributes the extension names, and the indices) replaced by the decoded values.
+bool decode_draco(Reader& r, const Json& prim, const Json& extension, const std::string& path);
 // gltf_read_indices.cpp: the primitive's triangles (mode 4, 5 or 6; strips and fans lose their
 // degenerate triangles), every index checked against `vertices`.
 bool read_triangles(Reader& r, const Json& prim, const std::string& path, uint64_t vertices, uint32_t mode, std::vector<Triangle>& out);
+// gltf_read_texture_transform.cpp: the texture transforms of the primitive's material applied to
+// its texcoord sets, with a warning (rigport's scene has no place for them).
+void apply_texture_transforms(Reader& r, const std::string& path, Mesh& mesh);
 // gltf_read_morph.cpp: morph targets of a primitive, names and default weights from the mesh.
 bool read_targets(Reader& r, uint32_t mesh, uint32_t primitive, const Json& prim, Mesh& out);
 

@@ -112,17 +112,29 @@ Expected<std::vector<uint8_t>> write(const Scene& input, const SaveOptions& opti
     // Corners: one MD2 vertex and one st pair per rigport vertex, meshes one after another.
     std::vector<std::array<int16_t, 2>> st;
     std::vector<Vec2> uv;
+    uint64_t outside = 0;  // st values beyond the skin's edges (tiling coordinates)
     std::vector<std::array<uint16_t, 3>> tris;
     for (const Mesh& mesh : scene.meshes) {
         const uint32_t base = uint32_t(uv.size());
         for (uint32_t v = 0; v < mesh.vertex_count(); ++v) {
             const Vec2 t = mesh.texcoords.empty() ? Vec2{0, 0} : mesh.texcoords[0][v];
             uv.push_back(t);
-            const auto texel = [](float x, uint32_t n) { return int16_t(std::clamp(std::lround(double(x) * n), -32768l, 32767l)); };
+            // A texel of the skin, 0 to size - 1: DarkPlaces resets any other to (0, 0) (docs/md2.md
+            // "Writing"); the GL commands keep the exact coordinate.
+            const auto texel = [&](float x, uint32_t n) {
+                const long k = std::lround(double(x) * n);
+                outside += k < 0 || k > long(n);
+                return int16_t(std::clamp(k, 0l, long(n) - 1));
+            };
             st.push_back({texel(t[0], width), texel(t[1], height)});
         }
         for (const Triangle& t : mesh.triangles) tris.push_back({uint16_t(base + t[0]), uint16_t(base + t[1]), uint16_t(base + t[2])});
     }
+
+    if (outside)
+        warn(options, WarningCode::Substituted,
+             fmt::format("{} texture coordinates lie outside the skin: an MD2's st pairs hold texels of the skin, so they were clamped to "
+                         "its edge (the GL commands keep them)", outside));
 
     const uint32_t frame_size = frame_header_size + vertex_size * uint32_t(vertices);
     const uint32_t num_glcmds = uint32_t(tris.size()) * 10 + 1;  // per triangle: a 3-vertex fan (count + 3 x (s, t, index)); then 0

@@ -49,8 +49,13 @@ Expected<std::vector<Surface>> surfaces_of(const Scene& scene, const SaveOptions
     for (uint32_t m = 0; m < scene.meshes.size(); ++m) {
         const Mesh& mesh = scene.meshes[m];
         const int32_t material = mesh.material >= 0 && size_t(mesh.material) < scene.materials.size() ? mesh.material : -1;
+        // The first surface of the material with room for the mesh: meshes that share a material
+        // share a surface up to Quake 3's per-surface limits, then the material gets another (so a
+        // mesh split into parts for those limits stays in parts: docs/md3.md "Writing").
         size_t s = 0;
-        while (s < out.size() && material_of[s] != material) ++s;
+        while (s < out.size() && (material_of[s] != material || out[s].vertices + mesh.vertex_count() > max_verts ||
+                                  out[s].triangles + mesh.triangles.size() > max_triangles))
+            ++s;
         if (s == out.size()) {
             Surface surface;
             surface.name = mesh.name;
@@ -67,7 +72,7 @@ Expected<std::vector<Surface>> surfaces_of(const Scene& scene, const SaveOptions
         out[s].triangles += mesh.triangles.size();
     }
     if (out.size() > max_surfaces)
-        return unsupported(fmt::format("{} surfaces (one per material): an MD3 holds at most {} (merge materials first)", out.size(), max_surfaces));
+        return unsupported(fmt::format("{} surfaces (meshes merged by material within the per-surface limits): an MD3 holds at most {} (merge materials first)", out.size(), max_surfaces));
     for (Surface& s : out) {
         if (s.vertices > max_verts)
             return unsupported(fmt::format("surface '{}': {} vertices, an MD3 surface holds at most {} (split the mesh or give its parts "

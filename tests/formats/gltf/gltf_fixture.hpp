@@ -17,6 +17,9 @@ class GltfFixture {
 public:
     nlohmann::json doc = {{"asset", {{"version", "2.0"}}}};
     std::vector<uint8_t> bin;
+    // Buffers after buffer 0 (the one `bin` fills), written as given: an EXT_meshopt_compression
+    // fallback buffer, for example.
+    std::vector<nlohmann::json> more_buffers;
 
     // Raw bytes appended 4-aligned as a new bufferView of buffer 0; its index.
     uint32_t view(const void* data, size_t size, uint32_t stride = 0) {
@@ -85,6 +88,7 @@ public:
         finish_scene();
         nlohmann::json d = doc;
         if (!bin.empty()) d["buffers"] = nlohmann::json::array({{{"byteLength", bin.size()}, {"uri", uri.empty() ? "data:application/octet-stream;base64," + base64(bin) : uri}}});
+        for (auto& b : more_buffers) d["buffers"].push_back(b);
         const std::string text = d.dump();
         return {text.begin(), text.end()};
     }
@@ -92,6 +96,7 @@ public:
         finish_scene();
         nlohmann::json d = doc;
         if (!bin.empty()) d["buffers"] = nlohmann::json::array({{{"byteLength", bin.size()}}});
+        for (auto& b : more_buffers) d["buffers"].push_back(b);
         std::string text = d.dump();
         while (text.size() % 4) text += ' ';
         std::vector<uint8_t> b = bin;

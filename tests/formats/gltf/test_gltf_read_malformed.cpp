@@ -287,7 +287,7 @@ std::vector<BrokenCase> broken_cases() {
     }, {"/buffers/0", "missing.bin"});
     // Whole-document breakage.
     add("asset version 3.0", set("/asset/version", "3.0"), {"/asset", "version"});
-    add("required extension", set("/extensionsRequired", json::array({"KHR_draco_mesh_compression"})), {"/extensionsRequired", "KHR_draco_mesh_compression"});
+    add("required extension", set("/extensionsRequired", json::array({"EXT_mesh_gpu_instancing"})), {"/extensionsRequired", "EXT_mesh_gpu_instancing"});
     add("document is an array", [](Fixture& f) { f.doc = json::array(); }, {});
     return out;
 }

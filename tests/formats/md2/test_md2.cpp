@@ -283,9 +283,13 @@ TEST(Md2Write, SampleReadsBackAsBakeFramesMadeIt) {
     for (size_t t = 0; t < in.triangles.size(); ++t)
         for (int k = 0; k < 3; ++k) source[mesh.triangles[t][k]] = in.triangles[t][k];
     for (uint32_t s : source) ASSERT_NE(s, UINT32_MAX);
-    // Texture coordinates: within half a texel of 64.
+    // Texture coordinates: within half a texel of 64, and those on the skin's far edge (1) on its
+    // last texel, 63 / 64, which is inside the skin as DarkPlaces requires (docs/md2.md "Writing").
     for (size_t v = 0; v < source.size(); ++v)
-        for (int a = 0; a < 2; ++a) EXPECT_NEAR(mesh.texcoords[0][v][a], in.texcoords[0][source[v]][a], 0.5 / 64 + 1e-6);
+        for (int a = 0; a < 2; ++a) {
+            const double want = in.texcoords[0][source[v]][a];
+            EXPECT_NEAR(mesh.texcoords[0][v][a], want > 1 - 0.5 / 64 ? 63.0 / 64 : want, 0.5 / 64 + 1e-6);
+        }
 
     double worst_step = 0;
     for (size_t f = 0; f < baked->frames.size(); ++f) {
@@ -562,11 +566,14 @@ TEST(Md2Write, SkinSizeFromTheTextureBesideTheModel) {
         EXPECT_EQ(word(bytes, md2::w_skin_height), height);
         auto back = load(out.string());
         ASSERT_TRUE(back) << back.error().to_string();
-        // Every UV read back within half a texel (of that skin) of one of the source's.
+        // Every UV read back within half a texel (of that skin) of one of the source's, the skin's
+        // far edge kept on its last texel (docs/md2.md "Writing").
         const auto& src = s.meshes[0].texcoords[0];
+        const auto inside = [](double u, int n) { return std::min(u, (n - 1.0) / n); };
         for (auto& t : back->meshes[0].texcoords[0]) {
             double best = INFINITY;
-            for (auto& u : src) best = std::min(best, std::max(std::fabs(double(t[0]) - u[0]) * width, std::fabs(double(t[1]) - u[1]) * height));
+            for (auto& u : src)
+                best = std::min(best, std::max(std::fabs(double(t[0]) - inside(u[0], width)) * width, std::fabs(double(t[1]) - inside(u[1], height)) * height));
             EXPECT_LE(best, 0.5 + 1e-4);
         }
     }

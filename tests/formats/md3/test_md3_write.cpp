@@ -186,9 +186,22 @@ TEST(Md3Write, QuakeThreeLimitsAreRefusedWithWhatAndHowMany) {
             s.meshes.push_back(grid(2, 2, 1, i));
         }
         const Error e = refused(s);
-        EXPECT_NE(e.message.find("33 surfaces (one per material): an MD3 holds at most 32"), std::string::npos) << e.message;
+        EXPECT_NE(e.message.find("33 surfaces (meshes merged by material within the per-surface limits): an MD3 holds at most 32"), std::string::npos) << e.message;
         s.meshes.resize(32);  // 32 fit
         EXPECT_TRUE(save_output(s, "x.md3", SaveOptions{}));
+    }
+    {
+        // Two meshes of one material, 2500 vertices each: one surface would hold 5000, so the
+        // second starts a surface of its own with the same shader.
+        Scene s;
+        s.meshes.push_back(grid(50, 50, 1, -1));
+        s.meshes.push_back(grid(50, 50, 1, -1));
+        auto out = save_output(s, "x.md3", SaveOptions{});
+        ASSERT_TRUE(out) << out.error().to_string();
+        auto back = load_bytes(out->bytes, "x.md3");
+        ASSERT_TRUE(back) << back.error().to_string();
+        ASSERT_EQ(back->meshes.size(), 2u);
+        EXPECT_EQ(back->meshes[0].vertex_count(), 2500u);
     }
     {
         Scene s;
