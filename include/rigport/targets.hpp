@@ -75,6 +75,24 @@ struct TargetProfile {
     double frame_rate = 0;
     std::string_view frame_rate_source{};
     TargetTextures textures{};
+    // The characters the engine's tools take in names (docs/targets.md "Units, axes and names"),
+    // with the source. Any: every byte; NoQuotes: no '"' and no control characters (bytes 0-31 and
+    // 127), which end or break the quoted names of MD5 and of studiomdl's SMD and QC; Identifier:
+    // letters, digits and '_' only (names a QuakeC $frame line or a C header turns into symbols).
+    enum class NameCharacters : uint8_t { Any, NoQuotes, Identifier };
+    NameCharacters name_characters = NameCharacters::Any;
+    bool only_animation_names = false;  // the rule is for animation names only (the others are not stored)
+    std::string_view name_characters_source{};
+    // The engine's unit of length in metres, with its source; 0 = the output format's own (glTF:
+    // metres), or an importer that converts (Unity, Unreal). convert --target scales a model whose
+    // source format states its unit (FormatInfo::states_unit) to it, unless --unit is given.
+    double metres_per_unit = 0;
+    std::string_view unit_source{};
+    // Its models face +X, Z up (id's and Valve's engines: yaw 0 looks along +X), with the source.
+    // convert --target turns a model whose format says it faces +Z (glTF) a quarter turn about
+    // its up axis to face +X.
+    bool faces_plus_x = false;
+    std::string_view facing_source{};
 };
 
 // Every profile, in the order `rigport targets` lists them.
@@ -83,8 +101,8 @@ const std::vector<TargetProfile>& target_profiles();
 const TargetProfile* find_target(std::string_view name);
 
 // Checks the scene against the profile: one Error finding per broken limit, coded
-// "target.<measure>" ("target.root_name", "target.unweighted" for the rules beside the
-// limits), its message naming the worst part, its count and the limit with its source.
+// "target.<measure>" ("target.root_name", "target.unweighted", "target.name_characters" for the
+// rules beside the limits), its message naming the worst part, its count and the limit with its source.
 // The texture limits ("target.texture_type", "target.texture_palette", "target.texture_power_of_two",
 // "target.texture_size") are measured on the images the scene holds and on `textures`: the files
 // found for the maps' uris (resolve_images with ImageOptions::Mode::Embed and any_type). A texture

@@ -137,8 +137,11 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
         if (!files) return failed(files.error(), false, false);
         converted_textures = std::move(*files);
     }
-    if (o.target)
+    bool in_engine_unit = false;
+    if (o.target) {
         if (auto st = detail::fit_to_target(*scene, *o.target, o.max_error, r.target_fixes); !st) return failed(st.error(), false, false);
+        in_engine_unit = detail::fit_space(*scene, *o.target, !o.unit.empty(), r.target_fixes);
+    }
     count(*scene, r.counts);
     const std::string& input = job.inputs.front().paths.front();
 
@@ -148,7 +151,7 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     save_options.threads = o.threads;
     save_options.warnings = &r.write_warnings;
     save_options.gltf.axis = o.axis;
-    save_options.unit = o.unit;
+    save_options.unit = in_engine_unit ? std::string("keep") : o.unit;  // numbers in the engine's unit stay so (an IQM for DarkPlaces)
     save_options.gltf.loop_key = o.loop_key;
     save_options.gltf.embed_buffer = is_stdout_path(job.output);  // standard output carries one file
     save_options.joe.force = o.force;

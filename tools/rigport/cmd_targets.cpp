@@ -20,6 +20,16 @@ std::string profile_names() {
     return names;
 }
 
+// The characters a profile's names may hold, in words.
+std::string_view name_rule(const TargetProfile& p) {
+    switch (p.name_characters) {
+        case TargetProfile::NameCharacters::Any: break;
+        case TargetProfile::NameCharacters::NoQuotes: return "no '\"' or control characters";
+        case TargetProfile::NameCharacters::Identifier: return "letters, digits and '_'";
+    }
+    return "any";
+}
+
 int run_targets(bool json) {
     if (json) {
         Json all = Json::array();
@@ -47,6 +57,11 @@ int run_targets(bool json) {
                                     {"most_height", t.most_height ? Json(t.most_height) : Json(nullptr)}, {"source", t.size_source}};
             if (t.most_texels) textures["texels"] = {{"most", t.most_texels}, {"source", t.texels_source}};
             row["textures"] = textures;
+            row["name_characters"] = p.name_characters == TargetProfile::NameCharacters::Any
+                                         ? Json(nullptr)
+                                         : Json{{"rule", name_rule(p)}, {"animations_only", p.only_animation_names}, {"source", p.name_characters_source}};
+            row["unit"] = p.metres_per_unit > 0 ? Json{{"metres", p.metres_per_unit}, {"source", p.unit_source}} : Json(nullptr);
+            row["faces"] = p.faces_plus_x ? Json{{"front", "+X"}, {"up", "+Z"}, {"source", p.facing_source}} : Json(nullptr);
             all.push_back(row);
         }
         fmt::print("{}\n", Json{{"targets", all}}.dump(2));
@@ -71,6 +86,11 @@ int run_targets(bool json) {
             fmt::print("    {:<19} {:>6}  {} x {} at most ({})\n", "texture_size", "", t.most_width ? fmt::format("{}", t.most_width) : "any",
                        t.most_height ? fmt::format("{}", t.most_height) : "any", t.size_source);
         if (t.most_texels) fmt::print("    {:<19} {:>6}  texels ({})\n", "texture_size", t.most_texels, t.texels_source);
+        if (p.name_characters != TargetProfile::NameCharacters::Any)
+            fmt::print("    {:<19} {:>6}  {}{} ({})\n", "name_characters", "", name_rule(p), p.only_animation_names ? " (animation names)" : "",
+                       p.name_characters_source);
+        if (p.metres_per_unit > 0) fmt::print("    {:<19} {:>6.4g}  metres ({})\n", "unit", p.metres_per_unit, p.unit_source);
+        if (p.faces_plus_x) fmt::print("    {:<19} {:>6}  Z up ({})\n", "faces", "+X", p.facing_source);
     }
     fmt::print("\nrigport check --target NAME MODEL... checks a model against one (docs/targets.md).\n");
     return exit_ok;
