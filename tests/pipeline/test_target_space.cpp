@@ -172,3 +172,22 @@ TEST(TargetSpace, TargetsListsUnitsFacingAndNames) {
         if (p.name_characters != TargetProfile::NameCharacters::Any) EXPECT_GT(p.name_characters_source.size(), 10u) << p.name;
     }
 }
+
+// Every profile turns the sample, as a GLB (a unit and a front stated), into a file that passes
+// check --target for it, after the unit and facing fixes.
+TEST(TargetSpace, EveryProfileTakesTheSampleAsAGlb) {
+    const auto dir = files_dir();
+    ASSERT_TRUE(save(make_sample_scene(), (dir / "sample.glb").string()));
+    for (const TargetProfile& p : target_profiles()) {
+        SCOPED_TRACE(std::string(p.name));
+        const std::string stem = (dir / (std::string(p.name) + "_glb")).string();
+        const auto r = run_cli({"convert", (dir / "sample.glb").string(), "--target", std::string(p.name), "-o", stem, "--json", "-q"});
+        ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+        const auto record = nlohmann::json::parse(r.out);
+        const std::string written = record["outputs"][0];
+        EXPECT_EQ(mentions(fixes_of(r), "unit: scaled"), p.metres_per_unit > 0) << r.out;
+        EXPECT_EQ(mentions(fixes_of(r), "facing: turned"), p.faces_plus_x) << r.out;
+        const auto check = run_cli({"check", "--target", std::string(p.name), written});
+        EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    }
+}
