@@ -117,6 +117,14 @@ struct FormatInfo {
     // The unit of length the format defines, in metres (glTF 2.0 and IQM: 1, metres); 0 = the format
     // does not say. save_output converts a scene to it unless SaveOptions::unit says otherwise.
     double metres_per_unit = 0;
+    // Its files state their unit and the tools writing them keep to it (glTF 2.0: metres by its
+    // specification; FBX: UnitScaleFactor). convert --target scales such a model to the engine's
+    // unit (docs/targets.md "Units, axes and names"). IQM also says metres, but only since 2019:
+    // most IQM files are in the Quake units of the engines that load them, so it does not count.
+    bool states_unit = false;
+    // Its specification says its models face +Z, Y up (glTF 2.0 §3.4: "the front of a glTF asset
+    // faces +Z"). convert --target turns such a model to face the way the engine's models do.
+    bool faces_plus_z = false;
     // Files beside a mesh file that say which animation files go with it (SMD: a studiomdl .qc,
     // docs/cli.md "Companions"): their extension, and what one of them lists. Best effort over
     // any bytes: what cannot be read as a list names nothing (may be null).

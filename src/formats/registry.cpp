@@ -66,14 +66,14 @@ std::deque<FormatInfo>& registry() {
         // by content (a .json file is not assumed to be glTF).
         FormatInfo{.name = "gltf", .description = "glTF 2.0 (.gltf JSON + .bin, or .glb binary)", .extensions = {".gltf", ".glb"},
                    .detect = &gltf::detect, .read = &gltf::read, .write = &gltf::write, .holds_images = true, .metres_per_unit = 1.0,
-                   .holds = gltf_holds, .single_file_extension = ".glb", .repairs_normals = true,
+                   .states_unit = true, .faces_plus_z = true, .holds = gltf_holds, .single_file_extension = ".glb", .repairs_normals = true,
                    .writer_options = {"--compress", "--compress-level", "--position-bits"}},
         // The same writer forced to GLB whatever the output is called (--format glb); reads either.
         // Its .glb says what it writes (the CLI's extension rule, batch's output names); by
         // extension a .glb is still found as "gltf", the entry above.
         FormatInfo{.name = "glb", .description = "glTF 2.0 binary container (writes GLB whatever the extension)", .extensions = {".glb"},
                    .read = &gltf::read, .write = &gltf::write_glb, .holds_images = true, .metres_per_unit = 1.0,
-                   .holds = gltf_holds, .single_file_extension = ".glb", .repairs_normals = true,
+                   .states_unit = true, .faces_plus_z = true, .holds = gltf_holds, .single_file_extension = ".glb", .repairs_normals = true,
                    .writer_options = {"--compress", "--compress-level", "--position-bits"}},
         // Cal3D: one entry per file type and encoding (docs/cal3d.md); binary by magic + version,
         // XML by its header or root element. Whole characters: the "cal3d" (.cfg) entry below.
@@ -148,7 +148,7 @@ std::deque<FormatInfo>& registry() {
         // the scene's (FBX says it in GlobalSettings), so nothing is scaled on the way out.
         FormatInfo{.name = "fbx", .description = "Autodesk FBX: reads 5.x to 7.x (binary or ASCII), writes binary or ASCII 7.4 / 7.5 / 7.7",
                    .extensions = {".fbx"}, .detect = &fbx::detect, .read = &fbx::read, .write = &fbx::write,
-                   .holds = {.meshes = true, .skeleton = true, .skin = true, .animation = true, .morphs = true, .morph_animation = true,
+                   .states_unit = true, .holds = {.meshes = true, .skeleton = true, .skin = true, .animation = true, .morphs = true, .morph_animation = true,
                              .colours = true, .materials = true, .uv_sets = FormatHolds::any_uv_sets, .normals = true, .joint_scales = true},
                    .texture_files = TextureFiles::every_material, .embeds_images = &fbx_embeds_images,
                    .writer_options = {"--fbx-ascii", "--fbx-version", "--fbx-no-pre-rotation", "--timestamp"}},

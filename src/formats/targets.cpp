@@ -23,7 +23,18 @@ std::vector<TargetProfile> make_profiles() {
                  .root_name = "origin",
                  .root_name_source = "Doom 3 source, neo/game/anim/Anim.cpp: the entity's movement is read from joint 0, which id's "
                                      "models and exporters name origin",
-                 .weighted_vertices = true});
+                 .weighted_vertices = true,
+                 .textures = {.types = {"tga", "jpeg", "pcx", "bmp"},
+                              .types_source = "Doom 3 source, neo/renderer/Image_files.cpp: R_LoadImage reads TGA (then a JPEG of the same "
+                                              "name), PCX, BMP and JPEG by extension, and resamples to powers of two itself"},
+                 .name_characters = TargetProfile::NameCharacters::NoQuotes,
+                 .name_characters_source = "MD5 (docs/md5.md): joint, mesh and shader names are quoted strings without escapes; a '\"' ends one early "
+                                           "and a control character breaks its line",
+                 .metres_per_unit = 0.0254,
+                 .unit_source = "Doom 3 source, neo/game/gamesys/SysCvar.cpp: pm_normalheight 74, a standing player 74 units (6 ft 2 in) tall: "
+                                "one unit to the inch",
+                 .faces_plus_x = true,
+                 .facing_source = "Doom 3 source, neo/idlib/math/Angles.cpp: yaw 0 looks along +X, the way id's MD5 models face"});
     p.push_back({.name = "goldsrc",
                  .engine = "GoldSrc (Half-Life 1), through studiomdl: SMD",
                  .formats = {"smd"},
@@ -36,7 +47,22 @@ std::vector<TargetProfile> make_profiles() {
                             {M::JointNameBytes, 31, "Half-Life SDK, engine/studio.h: mstudiobone_t name[32]"},
                             {M::AnimationNameBytes, 31, "Half-Life SDK, engine/studio.h: mstudioseqdesc_t label[32]"},
                             {M::MaterialNameBytes, 63, "Half-Life SDK, engine/studio.h: mstudiotexture_t name[64]"}},
-                 .weighted_vertices = true});
+                 .weighted_vertices = true,
+                 .textures = {.types = {"bmp"},
+                              .types_source = "Half-Life SDK, utils/studiomdl/studiomdl.c: Grab_Skin takes .bmp files only (\"unknown graphics type\")",
+                              .most_texels = 640 * 480 - 768,
+                              .texels_source = "Half-Life SDK, utils/studiomdl/studiomdl.c: ResizeTexture refuses a skin whose texels (width "
+                                               "rounded up to 4) and 768-byte palette pass 640 x 480 (\"texture too large\")",
+                              .palette = true,
+                              .palette_source = "Half-Life SDK, utils/studiomdl/bmpread.c: 8 bits per pixel, uncompressed, with the BMP's own "
+                                                "palette, which the model keeps"},
+                 .name_characters = TargetProfile::NameCharacters::NoQuotes,
+                 .name_characters_source = "Half-Life SDK, utils/common/scriplib.c: studiomdl reads SMD and QC names as tokens, a quoted one ending "
+                                           "at the next '\"'",
+                 .metres_per_unit = 0.0254,
+                 .unit_source = "Half-Life SDK, pm_shared/pm_shared.c: the standing player's box is 72 units (6 ft) tall: one unit to the inch",
+                 .faces_plus_x = true,
+                 .facing_source = "Half-Life SDK: yaw 0 looks along +X and studiomdl keeps the SMD's axes, so models face +X"});
     p.push_back({.name = "source",
                  .engine = "Source (Half-Life 2, Garry's Mod, Portal), through studiomdl: SMD",
                  .formats = {"smd"},
@@ -44,7 +70,21 @@ std::vector<TargetProfile> make_profiles() {
                             {M::Joints, 128, "Source SDK 2013, public/studio.h: MAXSTUDIOBONES"},
                             {M::Vertices, 65536, "Source SDK 2013, public/studio.h: MAXSTUDIOVERTS"},
                             {M::Triangles, 65536, "Source SDK 2013, public/studio.h: MAXSTUDIOTRIANGLES"}},
-                 .weighted_vertices = true});
+                 .weighted_vertices = true,
+                 .textures = {.types = {"tga"},
+                              .types_source = "Valve Developer Community, TGA: vtex compiles 24- or 32-bit TGA into the VTF the engine loads",
+                              .power_of_two = true,
+                              .power_of_two_source = "Valve Developer Community, TGA: vtex takes sides that are powers of two",
+                              .most_width = 2048,
+                              .most_height = 2048,
+                              .size_source = "Valve Developer Community, TGA: vtex takes at most 2048 pixels a side"},
+                 .name_characters = TargetProfile::NameCharacters::NoQuotes,
+                 .name_characters_source = "Source SDK 2013, utils/studiomdl: SMD and QC names are tokens, a quoted one ending at the next '\"'",
+                 .metres_per_unit = 0.0254,
+                 .unit_source = "Valve Developer Community, Dimensions: character models use 12 units to the foot, one unit to the inch "
+                                "(the player 72 units tall)",
+                 .faces_plus_x = true,
+                 .facing_source = "Source SDK 2013: yaw 0 looks along +X and studiomdl keeps the SMD's axes, so models face +X"});
     p.push_back({.name = "quake",
                  .engine = "Quake 1 (GLQuake, QuakeSpasm): MDL",
                  .formats = {"mdl"},
@@ -52,7 +92,19 @@ std::vector<TargetProfile> make_profiles() {
                             {M::Triangles, 2048, "GLQuake, gl_model.h: MAXALIASTRIS"},
                             {M::Frames, 256, "GLQuake, gl_model.h: MAXALIASFRAMES"}},
                  .frame_rate = 10,
-                 .frame_rate_source = "Quake's QuakeC (progs): a model's frame functions step every 0.1 s (nextthink = time + 0.1)"});
+                 .frame_rate_source = "Quake's QuakeC (progs): a model's frame functions step every 0.1 s (nextthink = time + 0.1)",
+                 // The skin goes inside the MDL, quantised to Quake's palette by the writer
+                 // (docs/mdl.md): no image type to check, only its height.
+                 .textures = {.most_height = 480,
+                              .size_source = "GLQuake, gl_model.c: Mod_LoadAliasModel refuses a skin taller than MAX_LBM_HEIGHT (480)"},
+                 .name_characters = TargetProfile::NameCharacters::Identifier,
+                 .only_animation_names = true,
+                 .name_characters_source = "Quake's QuakeC: a model's frame names are listed on $frame lines and used as $NAME symbols by qcc",
+                 .metres_per_unit = 1.0 / 32,
+                 .unit_source = "Quake's QuakeC, defs.qc: VEC_HULL_MIN '-16 -16 -24', VEC_HULL_MAX '16 16 32': the player is 56 units tall, "
+                                "32 units to the metre for a person of 1.75 m",
+                 .faces_plus_x = true,
+                 .facing_source = "Quake: an entity's yaw 0 looks along +X, the way its models face"});
     p.push_back({.name = "quake2",
                  .engine = "Quake 2 (Yamagi Quake II, Q2PRO): MD2",
                  .formats = {"md2"},
@@ -62,7 +114,21 @@ std::vector<TargetProfile> make_profiles() {
                             {M::Meshes, 32, "Quake 2 source, qcommon/qfiles.h: MAX_MD2SKINS (one skin per material)"},
                             {M::MaterialNameBytes, 63, "Quake 2 source, qcommon/qfiles.h: MAX_SKINNAME (skin names)"}},
                  .frame_rate = 10,
-                 .frame_rate_source = "Quake 2 source, game/g_local.h: FRAMETIME 0.1, the server's frame, which steps a model's frame"});
+                 .frame_rate_source = "Quake 2 source, game/g_local.h: FRAMETIME 0.1, the server's frame, which steps a model's frame",
+                 // TGA first: an 8-bit PCX takes its colours from the game's pics/colormap.pcx
+                 // (Draw_GetPalette), game data rigport does not have, so convert writes TGA.
+                 .textures = {.types = {"tga", "pcx", "wal"},
+                              .types_source = "Quake 2 source, ref_gl/gl_image.c: GL_FindImage loads .pcx, .wal and .tga skins by extension",
+                              .most_height = 480,
+                              .size_source = "Quake 2 source, ref_gl/gl_model.c: Mod_LoadAliasModel refuses a skin taller than MAX_LBM_HEIGHT (480)"},
+                 .name_characters = TargetProfile::NameCharacters::Identifier,
+                 .only_animation_names = true,
+                 .name_characters_source = "Quake 2 source, game/m_*.h: frame names become FRAME_name symbols of C headers",
+                 .metres_per_unit = 1.0 / 32,
+                 .unit_source = "Quake 2 source, qcommon/pmove.c: PM_CheckDuck sets the standing player's box from -24 to 32, 56 units "
+                                "tall: 32 units to the metre for a person of 1.75 m",
+                 .faces_plus_x = true,
+                 .facing_source = "Quake 2: an entity's yaw 0 looks along +X, the way its models face"});
     p.push_back({.name = "quake3",
                  .engine = "Quake 3 (ioquake3): MD3",
                  .formats = {"md3"},
@@ -71,19 +137,36 @@ std::vector<TargetProfile> make_profiles() {
                             {M::Meshes, 32, "ioquake3, code/qcommon/qfiles.h: MD3_MAX_SURFACES"},
                             {M::Frames, 1024, "ioquake3, code/qcommon/qfiles.h: MD3_MAX_FRAMES"},
                             {M::MeshNameBytes, 63, "ioquake3, code/qcommon/qfiles.h: md3Surface_t name[MAX_QPATH] (q_shared.h: 64)"},
-                            {M::MaterialNameBytes, 63, "ioquake3, code/qcommon/qfiles.h: md3Shader_t name[MAX_QPATH] (q_shared.h: 64)"}}});
+                            {M::MaterialNameBytes, 63, "ioquake3, code/qcommon/qfiles.h: md3Shader_t name[MAX_QPATH] (q_shared.h: 64)"}},
+                 .textures = {.types = {"tga", "jpeg", "png", "pcx", "bmp"},
+                              .types_source = "ioquake3, code/renderergl1/tr_image.c: imageLoaders (TGA, JPEG, PNG, PCX, BMP), chosen by extension"},
+                 .metres_per_unit = 1.0 / 32,
+                 .unit_source = "ioquake3, code/game/bg_pmove.c: PM_CheckDuck sets the standing player's box from MINS_Z (-24) to 32, 56 "
+                                "units tall: 32 units to the metre for a person of 1.75 m",
+                 .faces_plus_x = true,
+                 .facing_source = "ioquake3: an entity's yaw 0 looks along +X, the way its models face"});
     p.push_back({.name = "darkplaces",
                  .engine = "DarkPlaces (Xonotic): IQM, MD3",
                  .formats = {"iqm", "md3"},
                  .limits = {{M::Influences, 4, "IQM, iqm.txt: blendindexes and blendweights hold 4 per vertex"},
                             {M::Joints, 256, "IQM, iqm.txt: blendindexes are unsigned bytes"}},
-                 .weighted_vertices = true});
+                 .weighted_vertices = true,
+                 .metres_per_unit = 1.0 / 32,
+                 .unit_source = "DarkPlaces plays Quake's content: the player's box is 56 units tall (Quake's defs.qc), 32 units to the "
+                                "metre for a person of 1.75 m",
+                 .faces_plus_x = true,
+                 .facing_source = "DarkPlaces (Quake): an entity's yaw 0 looks along +X, the way its models face"});
     p.push_back({.name = "fte",
                  .engine = "FTE QuakeWorld: IQM",
                  .formats = {"iqm"},
                  .limits = {{M::Influences, 4, "IQM, iqm.txt: blendindexes and blendweights hold 4 per vertex"},
                             {M::Joints, 256, "IQM, iqm.txt: blendindexes are unsigned bytes"}},
-                 .weighted_vertices = true});
+                 .weighted_vertices = true,
+                 .metres_per_unit = 1.0 / 32,
+                 .unit_source = "FTE plays Quake's content: the player's box is 56 units tall (Quake's defs.qc), 32 units to the metre "
+                                "for a person of 1.75 m",
+                 .faces_plus_x = true,
+                 .facing_source = "FTE (Quake): an entity's yaw 0 looks along +X, the way its models face"});
     p.push_back({.name = "raylib",
                  .engine = "raylib: IQM, glTF",
                  .formats = {"iqm", "glb"},

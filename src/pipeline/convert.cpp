@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
@@ -12,6 +13,7 @@
 
 #include "pipeline/convert_internal.hpp"
 #include "pipeline/target_fix.hpp"
+#include "pipeline/target_textures.hpp"
 #include "rigport/report.hpp"
 
 namespace rigport {
@@ -114,8 +116,32 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
                                                      m, tests[m].perpendicular, tests[m].faces, tests[m].limit));
     }
     // --target: what the engine's profile allows fixing, before anything is counted or written.
-    if (o.target)
+    // Textures first (docs/targets.md "Textures"): the converted images are held by the scene, so
+    // the limits measured after the other fixes see them.
+    std::vector<OutputFile> converted_textures;
+    if (o.target && o.target->textures.any()) {
+        Warnings unmeasured;  // a texture not found is only not measured; the output's images warn about it where they read it
+        auto found = find_target_textures(*scene, job.inputs.front().paths.front(), o.images.texture_paths, o.load.allow_outside, unmeasured);
+        if (!found) return failed(found.error(), false, false);
+        // A new texture's name never lands on a file the conversion read (an input texture beside the output).
+        const std::filesystem::path out_dir = std::filesystem::path(job.output).parent_path();
+        auto taken = [&](const std::string& name) {
+            std::error_code ec;
+            const std::filesystem::path place = (out_dir.empty() ? std::filesystem::path(".") : out_dir) / name;
+            if (!std::filesystem::exists(place, ec)) return false;
+            for (auto& read : write_options.protect)
+                if (std::filesystem::equivalent(place, read, ec)) return true;
+            return false;
+        };
+        auto files = detail::fit_textures_to_target(*scene, *o.target, *found, taken, r.target_fixes);
+        if (!files) return failed(files.error(), false, false);
+        converted_textures = std::move(*files);
+    }
+    bool in_engine_unit = false;
+    if (o.target) {
         if (auto st = detail::fit_to_target(*scene, *o.target, o.max_error, r.target_fixes); !st) return failed(st.error(), false, false);
+        in_engine_unit = detail::fit_space(*scene, *o.target, !o.unit.empty(), r.target_fixes);
+    }
     count(*scene, r.counts);
     const std::string& input = job.inputs.front().paths.front();
 
@@ -125,7 +151,7 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     save_options.threads = o.threads;
     save_options.warnings = &r.write_warnings;
     save_options.gltf.axis = o.axis;
-    save_options.unit = o.unit;
+    save_options.unit = in_engine_unit ? std::string("keep") : o.unit;  // numbers in the engine's unit stay so (an IQM for DarkPlaces)
     save_options.gltf.loop_key = o.loop_key;
     save_options.gltf.compression = o.gltf_compression;
     save_options.gltf.embed_buffer = is_stdout_path(job.output);  // standard output carries one file
@@ -167,6 +193,20 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     // A .gltf output comes with its .bin: side files are written first, then the main file.
     auto output = save_output(*scene, job.output, save_options);
     if (!output) return failed(output.error(), true, false);
+    // Textures --target converted go beside the output with it, written in the same step (once:
+    // a writer that writes the images its materials hold has them already).
+    for (auto& texture : converted_textures) {
+        if (is_stdout_path(job.output)) {
+            r.write_warnings.add(WarningCode::DroppedData,
+                                 fmt::format("texture '{}' converted for --target {} is not written: standard output carries one file", texture.name, o.target->name));
+            continue;
+        }
+        const bool written = std::any_of(output->side_files.begin(), output->side_files.end(), [&](const OutputFile& side) {
+            return std::equal(side.name.begin(), side.name.end(), texture.name.begin(), texture.name.end(),
+                              [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); });
+        });
+        if (!written) output->side_files.push_back(std::move(texture));
+    }
     r.write_warnings.set_path(job.output);  // what is left unnamed (images dropped, not PNG/JPEG) is about the output
     r.write_notes = output->notes;
     if (job.in_memory) {

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <set>
 
+#include "pipeline/target_fix.hpp"
+#include "pipeline/target_textures.hpp"
 #include "rigport/anim.hpp"
 #include "rigport/targets.hpp"
 
@@ -121,7 +123,7 @@ Worst measure(const Scene& scene, const TargetProfile& profile, TargetMeasure wh
 
 }  // namespace
 
-ValidationReport check_target(const Scene& scene, const TargetProfile& profile, const std::string& path) {
+ValidationReport check_target(const Scene& scene, const TargetProfile& profile, const std::string& path, const std::vector<GltfImage>& textures) {
     ValidationReport report;
     report.path = path;
     report.format = scene.meta.source_format;
@@ -158,6 +160,34 @@ ValidationReport check_target(const Scene& scene, const TargetProfile& profile, 
                            {}, bare);
         }
     }
+    if (profile.name_characters != TargetProfile::NameCharacters::Any) {
+        // One finding for every name the engine's tools cannot take, naming the first.
+        uint64_t bad = 0;
+        std::string first;
+        auto look = [&](const std::string& name, const char* kind) {
+            for (char c : name)
+                if (!detail::name_character_allowed(profile.name_characters, static_cast<unsigned char>(c))) {
+                    if (bad++ == 0) first = fmt::format("{} '{}'", kind, name);
+                    return;
+                }
+        };
+        if (!profile.only_animation_names) {
+            for (const Joint& j : scene.skeleton.joints) look(j.name, "joint");
+            for (const Mesh& m : scene.meshes) look(m.name, "mesh");
+            for (const Material& m : scene.materials) look(m.name, "material");
+        }
+        for (const Animation& a : scene.animations) look(a.name, "animation");
+        if (bad) {
+            const char* takes = profile.name_characters == TargetProfile::NameCharacters::Identifier
+                                    ? "letters, digits and '_'"
+                                    : "no '\"' and no control characters";
+            report.add(Severity::Error, "target.name_characters",
+                       fmt::format("{}: {} takes {} in {}names ({}){}", first, profile.name, takes, profile.only_animation_names ? "animation " : "",
+                                   profile.name_characters_source, bad > 1 ? fmt::format(" ({} names break it)", bad) : ""),
+                       {}, bad);
+        }
+    }
+    detail::check_target_textures(scene, profile, textures, report);
     return report;
 }
 

@@ -53,6 +53,44 @@ std::string cut_name(const std::string& name, size_t most, std::set<std::string>
     return out;
 }
 
+// `name` with each character the rule does not take (a UTF-8 sequence counted as one) made '_'.
+std::string clean_name(const std::string& name, TargetProfile::NameCharacters rule) {
+    std::string out;
+    for (size_t i = 0; i < name.size();) {
+        const auto c = static_cast<unsigned char>(name[i]);
+        size_t n = 1;
+        if (c >= 0xC0)
+            while (i + n < name.size() && (static_cast<unsigned char>(name[i + n]) & 0xC0) == 0x80) ++n;
+        out += n == 1 && name_character_allowed(rule, c) ? name[i] : '_';
+        i += n;
+    }
+    return out;
+}
+
+// Names of one kind with the characters the profile's rule does not take replaced, kept unique;
+// the message, or empty when every name was fine.
+template <class Items, class NameOf>
+std::string clean_names(Items& items, NameOf name_of, const TargetProfile& profile, const char* kind) {
+    auto fine = [&](const std::string& name) {
+        return std::all_of(name.begin(), name.end(), [&](char c) { return name_character_allowed(profile.name_characters, static_cast<unsigned char>(c)); });
+    };
+    std::set<std::string> taken;
+    for (auto& item : items)
+        if (fine(name_of(item))) taken.insert(name_of(item));
+    size_t changed = 0;
+    std::string first;
+    for (auto& item : items) {
+        std::string& name = name_of(item);
+        if (fine(name)) continue;
+        const std::string was = name;
+        name = cut_name(clean_name(was, profile.name_characters), std::string::npos, taken);
+        if (changed++ == 0) first = fmt::format("'{}' -> '{}'", was, name);
+    }
+    if (!changed) return {};
+    return fmt::format("{} {} name{} with characters replaced by '_' ({}{}), as {}", changed, kind, changed == 1 ? "" : "s", first,
+                       changed > 1 ? ", ..." : "", profile.name_characters_source);
+}
+
 // Names of one kind cut to the profile's byte limit; the message, or empty when none was longer.
 template <class Items, class NameOf>
 std::string cut_names(Items& items, NameOf name_of, const TargetLimit* limit, const char* kind) {
@@ -224,7 +262,18 @@ Status fit_to_target(Scene& scene, const TargetProfile& profile, double max_erro
                                         roots == 1 ? "" : "s", name, misnamed ? fmt::format(" ({})", profile.root_name_source) : ""));
         }
     }
-    // Names cut to the engine's byte limits, kept unique.
+    // Characters the engine's tools cannot take replaced, then names cut to the byte limits, kept unique.
+    if (profile.name_characters != TargetProfile::NameCharacters::Any) {
+        std::vector<std::string> messages;
+        if (!profile.only_animation_names) {
+            messages.push_back(clean_names(scene.skeleton.joints, [](Joint& j) -> std::string& { return j.name; }, profile, "joint"));
+            messages.push_back(clean_names(scene.meshes, [](Mesh& m) -> std::string& { return m.name; }, profile, "mesh"));
+            messages.push_back(clean_names(scene.materials, [](Material& m) -> std::string& { return m.name; }, profile, "material"));
+        }
+        messages.push_back(clean_names(scene.animations, [](Animation& a) -> std::string& { return a.name; }, profile, "animation"));
+        for (const std::string& message : messages)
+            if (!message.empty()) fixes.push_back("names: " + message);
+    }
     for (const std::string& message :
          {cut_names(scene.skeleton.joints, [](Joint& j) -> std::string& { return j.name; }, limit_of(profile, TargetMeasure::JointNameBytes), "joint"),
           cut_names(scene.meshes, [](Mesh& m) -> std::string& { return m.name; }, limit_of(profile, TargetMeasure::MeshNameBytes), "mesh"),
@@ -240,6 +289,16 @@ Status fit_to_target(Scene& scene, const TargetProfile& profile, double max_erro
         return make_error(ErrorCode::Unsupported, fmt::format("--target {}: the model does not fit after the fixes rigport makes: {}", profile.name, what));
     }
     return Ok{};
+}
+
+bool name_character_allowed(TargetProfile::NameCharacters rule, unsigned char c) {
+    switch (rule) {
+        case TargetProfile::NameCharacters::Any: return true;
+        case TargetProfile::NameCharacters::NoQuotes: return c != '"' && c >= 0x20 && c != 0x7F;
+        case TargetProfile::NameCharacters::Identifier:
+            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    }
+    return true;
 }
 
 }  // namespace rigport::detail
