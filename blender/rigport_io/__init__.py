@@ -15,7 +15,7 @@ from . import backend, registry
 from .export_op import EXPORT_SCENE_OT_rigport
 from .import_op import IMPORT_SCENE_OT_rigport
 from .preferences import RigportPreferences, rigport_path
-from .retarget_op import OBJECT_OT_rigport_retarget
+from .retarget_op import ANIM_OT_rigport_retarget
 
 
 def _rows(context):
@@ -49,10 +49,10 @@ def menu_export(self, context):
 
 
 def menu_retarget(self, context):
-    self.layout.operator(OBJECT_OT_rigport_retarget.bl_idname)
+    self.layout.operator(ANIM_OT_rigport_retarget.bl_idname)
 
 
-CLASSES = (RigportPreferences, IMPORT_SCENE_OT_rigport, EXPORT_SCENE_OT_rigport, OBJECT_OT_rigport_retarget)
+CLASSES = (RigportPreferences, IMPORT_SCENE_OT_rigport, EXPORT_SCENE_OT_rigport, ANIM_OT_rigport_retarget)
 
 
 def register():

@@ -13,9 +13,9 @@ from .import_op import numpy_bool_alias
 from .preferences import rigport_path
 
 
-class OBJECT_OT_rigport_retarget(bpy.types.Operator, ImportHelper):
+class ANIM_OT_rigport_retarget(bpy.types.Operator, ImportHelper):
     """Retarget clips from files (Mixamo FBX, MD5, SMD, Cal3D ...) onto the selected armature with rigport"""
-    bl_idname = "object.rigport_retarget"
+    bl_idname = "anim.rigport_retarget"
     bl_label = "Retarget Clips with rigport"
     bl_options = {'REGISTER', 'UNDO'}
 
