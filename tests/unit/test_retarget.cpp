@@ -120,6 +120,43 @@ TEST(Retarget, BonesPointWhereTheSourceBonesPoint) {
     }
 }
 
+// Twist kept: where the rest poses agree (joint axes turned, other lengths), each target joint turns
+// in world space exactly as its source joint does, about its bone as well as across it.
+TEST(Retarget, TwistAboutTheBoneIsKept) {
+    const Skeleton source = test::make_figure({.rig = Rig::Mixamo});
+    const Scene clip = scene_of(source, {test::make_walk(source)});
+    // The world turn from rest of each joint, as a rotation matrix R(t) R(rest)^T.
+    auto turns = [](const Skeleton& s, const Animation& a, float t) {
+        const auto now = world_matrices(s, sample_pose(s, a, t)), rest = world_matrices(s, bind_pose(s));
+        std::vector<std::array<std::array<double, 3>, 3>> out(now.size());
+        for (size_t j = 0; j < now.size(); ++j)
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) {
+                    double v = 0;
+                    for (int k = 0; k < 3; ++k) v += now[j][k][r] * rest[j][k][c];  // m[col][row]
+                    out[j][size_t(r)][size_t(c)] = v;
+                }
+        return out;
+    };
+    for (const FigureOptions& figure : {FigureOptions{.turned_joints = true}, FigureOptions{.leg_scale = 1.3, .arm_scale = 0.8}}) {
+        const Skeleton target = test::make_figure(figure);
+        const Animation there = retarget_one(clip, target);
+        double worst = 0;
+        for (float t : key_times) {
+            const auto a = turns(source, clip.animations[0], t), b = turns(target, there, t);
+            for (size_t j = 0; j < a.size(); ++j) {
+                // The angle of a * b^T, from its trace.
+                double trace = 0;
+                for (int r = 0; r < 3; ++r)
+                    for (int k = 0; k < 3; ++k) trace += a[j][size_t(r)][size_t(k)] * b[j][size_t(r)][size_t(k)];
+                worst = std::max(worst, std::acos(std::clamp((trace - 1) / 2, -1.0, 1.0)) * 180 / test::pi);
+            }
+        }
+        std::printf("[ figures  ] world turns, twist included: worst difference %.2e degrees\n", worst);
+        EXPECT_LT(worst, 0.5);
+    }
+}
+
 TEST(Retarget, OntoItselfTheClipIsUnchanged) {
     const Skeleton source = test::make_figure({.rig = Rig::Mixamo, .turned_joints = true});
     const Scene clip = scene_of(source, {test::make_walk(source)});
