@@ -13,6 +13,7 @@
 #include "rigport/io.hpp"
 #include "rigport/options.hpp"
 #include "rigport/report.hpp"
+#include "rigport/retarget.hpp"
 #include "rigport/sample.hpp"
 #include "rigport/targets.hpp"
 #include "rigport/version.hpp"
@@ -264,6 +265,49 @@ py::object convert_py(const py::object& inputs, const py::object& output, const 
     return json_loads(conversion_json(s.paths.front(), result));
 }
 
+// `rigport retarget CLIP... --onto SKELETON -o OUT` (rigport/retarget.hpp, docs/retarget.md): with
+// an output, its --json record; without one, the target Scene holding the retargeted clips.
+py::object retarget_py(const py::object& clips, const py::object& onto, const py::object& output, const py::object& map,
+                       const std::string& root_motion, std::optional<std::string> name, const py::object& save_map,
+                       std::optional<std::string> format, bool force, bool allow_outside, bool allow_missing, bool companions) {
+    RetargetOptions retarget;
+    const auto mode = parse_root_motion(root_motion);
+    if (!mode) throw py::value_error("root_motion '" + root_motion + "': expected 'scale', 'keep' or 'in-place'");
+    retarget.root_motion = *mode;
+    retarget.name = name.value_or("");
+    RetargetJob job;
+    for (auto& p : source_of(clips, false).paths) job.clips.push_back(CompileInput{{p}, {}});
+    job.onto = CompileInput{{fspath(onto)}, {}};
+    // map: 'auto', or a map file's path (str or os.PathLike).
+    const std::string map_word = fspath(map);
+    if (map_word.empty()) throw py::value_error("map '': expected 'auto' or a map file");
+    if (map_word != "auto") job.map_file = map_word;
+    if (!save_map.is_none()) job.save_map = fspath(save_map);
+    const LoadOptions load = load_options(allow_outside, allow_missing, companions);
+    if (output.is_none()) {
+        if (!job.save_map.empty()) throw py::value_error("save_map is written with the output: give output too");
+        Expected<RetargetedModel> model = RetargetedModel{};
+        {
+            py::gil_scoped_release unlocked;
+            model = retarget_model(job, load, retarget);
+        }
+        return py::cast(SceneRef{std::make_shared<Scene>(std::move(value_or_raise(std::move(model)).scene))});
+    }
+    job.output = fspath(output);
+    if (is_stdout_path(job.output)) throw py::value_error("retarget() writes a file: standard output ('-') is the CLI's");
+    ConvertOptions options;
+    options.load = load;
+    options.force = force;
+    options.format = value_or_raise(find_output_format(job.output, format.value_or(""), {.output = "output", .format = "format=", .listing = "rigport.formats()"}));
+    RetargetResult result;
+    {
+        py::gil_scoped_release unlocked;
+        result = run_retarget(job, options, retarget);
+    }
+    if (result.error) raise_error(*result.error);
+    return json_loads(retarget_json(job.clips.front().paths.front(), result));
+}
+
 const char* failure_name(FailureClass c) {
     switch (c) {
         case FailureClass::None: return nullptr;
@@ -422,6 +466,15 @@ PYBIND11_MODULE(rigport, m) {
           "--fbx-version; fbx_pre_rotation=False as --fbx-no-pre-rotation; timestamp as --timestamp; target and max_error (a fraction) as "
           "--target and --max-error; compress, compress_level ('fast' or 'small') and position_bits as --compress, --compress-level and "
           "--position-bits (glTF).");
+    m.def("retarget", &retarget_py, py::arg("clips"), py::arg("onto"), py::arg("output") = py::none(), py::kw_only(),
+          py::arg("map") = "auto", py::arg("root_motion") = "scale", py::arg("name") = py::none(), py::arg("save_map") = py::none(),
+          py::arg("format") = py::none(), py::arg("force") = false, py::arg("allow_outside") = false, py::arg("allow_missing") = false,
+          py::arg("companions") = true,
+          "retarget(clips, onto, output=None, *, map='auto', root_motion='scale', name=None, save_map=None, format=None, force=False, "
+          "allow_outside=False, allow_missing=False, companions=True): what `rigport retarget CLIP... --onto ONTO -o OUTPUT` does "
+          "(docs/retarget.md). clips: a path or a list of paths (one model); map: 'auto' or a map file's path; root_motion: 'scale', "
+          "'keep' or 'in-place'. With output: writes it (and save_map with it) and returns the --json record (map, unmapped, "
+          "root_scale included); without: returns the target Scene holding the retargeted clips. Raises rigport.Error.");
     m.def("batch", &batch_py, py::arg("inputs"), py::arg("out_dir"), py::arg("format"), py::kw_only(), py::arg("jobs") = 0,
           py::arg("follow_links") = false,
           "batch(inputs, out_dir, format, *, jobs=0, follow_links=False, **convert's keywords but format and threads) -> dict: what "

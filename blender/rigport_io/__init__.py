@@ -15,6 +15,7 @@ from . import backend, registry
 from .export_op import EXPORT_SCENE_OT_rigport
 from .import_op import IMPORT_SCENE_OT_rigport
 from .preferences import RigportPreferences, rigport_path
+from .retarget_op import ANIM_OT_rigport_retarget
 
 
 def _rows(context):
@@ -47,7 +48,11 @@ def menu_export(self, context):
         op.filter_glob = "*" + ext
 
 
-CLASSES = (RigportPreferences, IMPORT_SCENE_OT_rigport, EXPORT_SCENE_OT_rigport)
+def menu_retarget(self, context):
+    self.layout.operator(ANIM_OT_rigport_retarget.bl_idname)
+
+
+CLASSES = (RigportPreferences, IMPORT_SCENE_OT_rigport, EXPORT_SCENE_OT_rigport, ANIM_OT_rigport_retarget)
 
 
 def register():
@@ -55,9 +60,11 @@ def register():
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
     bpy.types.TOPBAR_MT_file_export.append(menu_export)
+    bpy.types.VIEW3D_MT_object_animation.append(menu_retarget)
 
 
 def unregister():
+    bpy.types.VIEW3D_MT_object_animation.remove(menu_retarget)
     bpy.types.TOPBAR_MT_file_export.remove(menu_export)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for cls in reversed(CLASSES):

@@ -149,3 +149,29 @@ def registry(pref_path=""):
 def formats(pref_path=""):
     """The registry's rows, as `rigport formats --json` lists them (docs/formats.md)."""
     return registry(pref_path)["formats"]
+
+
+def retarget(clips, onto, output, pref_path="", map_file="", root_motion="scale", name="",
+             allow_outside=False, allow_missing=False):
+    """rigport retarget CLIPS --onto ONTO -o OUTPUT (docs/retarget.md); returns rigport's
+    warnings (list of str)."""
+    exe = find_binary(pref_path)
+    if exe is None:
+        mod = _module()
+        if mod is None or not hasattr(mod, "retarget"):
+            raise RigportError(NOT_FOUND)
+        try:
+            result = mod.retarget(list(clips), onto, output, map=map_file or "auto", root_motion=root_motion,
+                                  name=name or None, allow_outside=allow_outside, allow_missing=allow_missing)
+        except mod.Error as exc:
+            raise RigportError(f"rigport {getattr(exc, 'code', 'error')}: {exc}") from None
+        return [_warning_text(w) for w in result.get("warnings", [])]
+    args = ["retarget"] + list(clips) + ["--onto", onto, "-o", output, "--json",
+                                         "--map", map_file or "auto", "--root-motion", root_motion]
+    if name:
+        args += ["--name", name]
+    if allow_outside:
+        args.append("--allow-outside")
+    if allow_missing:
+        args.append("--allow-missing")
+    return [_warning_text(w) for w in _run(exe, args).get("warnings", [])]

@@ -82,6 +82,7 @@ enum class WarningCode : uint16_t {
     Substituted,            // a stand-in for what the data lacks (a default material, zero normals, identity rotations)
     ArchiveLayout,          // a pack's entries repeat, overlap or leave stale bytes
     Interpreted,            // data whose meaning the file leaves open, read by the stated rule
+    Unmapped,               // retargeting: joints no bone-map pair drives (kept at rest), or motion not carried over
     Other,                  // not used by rigport's readers and writers; kept for callers' own warnings
 };
 

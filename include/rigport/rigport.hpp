@@ -15,6 +15,7 @@
 #include "rigport/process.hpp"
 #include "rigport/render.hpp"
 #include "rigport/report.hpp"
+#include "rigport/retarget.hpp"
 #include "rigport/sample.hpp"
 #include "rigport/scene.hpp"
 #include "rigport/targets.hpp"

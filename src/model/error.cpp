@@ -67,6 +67,7 @@ const char* to_string(WarningCode code) {
         case WarningCode::Substituted: return "substituted";
         case WarningCode::ArchiveLayout: return "archive-layout";
         case WarningCode::Interpreted: return "interpreted";
+        case WarningCode::Unmapped: return "unmapped";
         case WarningCode::Other: return "other";
     }
     return "other";

@@ -69,7 +69,8 @@ void count(const Scene& scene, ConvertCounts& counts) {
     counts.animations = scene.animations.size();
 }
 
-ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptions& write_options, const detail::BeforeWrite& before_write) {
+ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptions& write_options, const detail::BeforeWrite& before_write,
+                      const detail::AfterCompile& after_compile, const std::vector<std::string>& also_read) {
     ConvertResult r;
     auto failed = [&r](const Error& e, bool write_error, bool writing) {
         r.error = e;
@@ -82,6 +83,7 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     write_options.force = o.force;
     for (auto& in : job.inputs)
         for (auto& p : in.paths) write_options.protect.push_back(input_file(p));
+    for (auto& p : also_read) write_options.protect.push_back(input_file(p));
     if (job.check_output_first)
         if (auto st = check_output(job.output, write_options); !st) return failed(st.error(), true, true);
 
@@ -100,6 +102,8 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     auto scene = compile(inputs, options);
     if (!scene) return failed(scene.error(), false, false);
     r.read_warnings = std::move(scene->warnings);
+    if (after_compile)
+        if (auto st = after_compile(*scene, options, r); !st) return failed(st.error(), false, false);
     // The textures the materials name are inputs too, read or not (an IQM output only names its
     // texture): no output or side file may replace one. Relative names are looked up beside each
     // input, as the model that named them may be any of them (companions included), and under the
@@ -241,10 +245,11 @@ size_t ConvertResult::warning_count() const {
 
 ConvertResult run_conversion(const ConvertJob& job, const ConvertOptions& options) { return detail::run_conversion(job, options, nullptr); }
 
-ConvertResult detail::run_conversion(const ConvertJob& job, const ConvertOptions& options, const BeforeWrite& before_write) {
+ConvertResult detail::run_conversion(const ConvertJob& job, const ConvertOptions& options, const BeforeWrite& before_write,
+                                     const AfterCompile& after_compile, const std::vector<std::string>& also_read) {
     const auto start = std::chrono::steady_clock::now();
     WriteOptions write_options;
-    ConvertResult r = convert(job, options, write_options, before_write);
+    ConvertResult r = convert(job, options, write_options, before_write, after_compile, also_read);
     // Every file read, once each, in the order read (the protected list, which starts with the
     // files named).
     std::set<std::string> seen;

@@ -198,6 +198,7 @@ TEST(CliGuidance, ExitCodesFollowTheTableInEveryVerb) {
         {{"view", fbx, "-o", (dir / "o.html").string()}, 3},
         {{"batch", fbx, "-o", (dir / "b3").string(), "--format", "glb", "-q"}, 3},
         {{"convert", good, "-o", (dir / "o.vta").string()}, 3},  // no VTA writer (SMD morphs)
+        {{"retarget", fbx, "--onto", good, "-o", (dir / "o.glb").string()}, 3},
         // 2: read errors.
         {{"info", missing}, 2},
         {{"validate", missing}, 2},
@@ -205,6 +206,8 @@ TEST(CliGuidance, ExitCodesFollowTheTableInEveryVerb) {
         {{"render", missing, "-o", (dir / "o.png").string()}, 2},
         {{"batch", missing, "-o", (dir / "b2").string(), "--format", "glb", "-q"}, 2},
         {{"pack", "list", missing}, 2},
+        {{"retarget", missing, "--onto", good, "-o", (dir / "o.glb").string()}, 2},
+        {{"retarget", good, "--onto", missing, "-o", (dir / "o.glb").string()}, 2},
         // 5 keeps its documented meaning: validate found errors (a malformed file is a finding).
         {{"validate", (dir / "bad.iqm").string()}, 5},
         // 4: the filesystem refused the output.
@@ -212,10 +215,12 @@ TEST(CliGuidance, ExitCodesFollowTheTableInEveryVerb) {
         {{"render", good, "-o", nowhere + "/o.png"}, 4},
         {{"sample", "-o", nowhere + "/s.iqm"}, 4},
         {{"batch", good, "-o", nowhere + "/sub", "--format", "glb", "-q"}, 4},
+        {{"retarget", good, "--onto", good, "-o", nowhere + "/o.glb"}, 4},
         // 1: usage.
         {{"convert", good, "-o", (dir / "o.zzz").string()}, 1},
         {{"batch", good, "-o", (dir / "b1").string(), "--format", "nope"}, 1},
         {{"formats", "extra"}, 1},
+        {{"retarget", good, "--onto", good, "-o", (dir / "o.glb").string(), "--root-motion", "sideways"}, 1},
     };
     for (auto& c : cases) {
         auto r = run_cli(c.args);

@@ -154,5 +154,6 @@ Verb add_render(CLI::App& app);  // a PNG picture of a model
 Verb add_view(CLI::App& app);    // a self-contained web viewer page
 Verb add_targets(CLI::App& app);  // the engine profiles
 Verb add_check(CLI::App& app);    // a model against an engine profile
+Verb add_retarget(CLI::App& app); // clips onto another skeleton
 
 }  // namespace rigport::cli

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
     static constexpr std::pair<const char*, AddVerb> all_verbs[] = {
         {"info", add_info},   {"validate", add_validate}, {"convert", add_convert}, {"sample", add_sample}, {"formats", add_formats},
         {"pack", add_pack},   {"batch", add_batch},       {"render", add_render},   {"view", add_view},       {"targets", add_targets},
-        {"check", add_check}};
+        {"check", add_check}, {"retarget", add_retarget}};
     std::vector<Verb> verbs;
     for (const auto& [name, add] : all_verbs)
         if (argc > 1 && std::strcmp(argv[1], name) == 0) verbs.push_back(add(app));
@@ -109,7 +109,8 @@ int main(int argc, char** argv) {
     auto usage_failure = [&](const std::string& message) {
         fmt::print(stderr, "Error: {}\nRun 'rigport --help' or 'rigport <verb> --help' for usage.\n", terminal_text(message));
         const bool json_verb = argc > 1 && (std::strcmp(argv[1], "convert") == 0 || std::strcmp(argv[1], "info") == 0 ||
-                                            std::strcmp(argv[1], "validate") == 0 || std::strcmp(argv[1], "check") == 0);
+                                            std::strcmp(argv[1], "validate") == 0 || std::strcmp(argv[1], "check") == 0 ||
+                                            std::strcmp(argv[1], "retarget") == 0);
         for (int i = 2; json_verb && i < argc; ++i)
             if (std::strcmp(argv[i], "--json") == 0) {
                 fmt::print("{}\n", Json{{"error", Json::parse(error_json(usage_error(message)))}}.dump(2, ' ', false, Json::error_handler_t::replace));
