@@ -11,7 +11,7 @@ if(NOT RIGPORT_BLENDER)
   return()
 endif()
 set(RIGPORT_BLENDER_CASES sample sample_formats options corpus_iqm corpus_iqe corpus_cal3d
-    corpus_joe corpus_md5 corpus_smd corpus_obj corpus_fbx skeleton_only)
+    corpus_joe corpus_md5 corpus_smd corpus_obj corpus_fbx skeleton_only retarget)
 foreach(case ${RIGPORT_BLENDER_CASES})
   set(work ${CMAKE_CURRENT_BINARY_DIR}/blender_tests/${case})
   # Blender's own temporary files, user scripts and user config stay in the build tree.

@@ -388,7 +388,8 @@ py::object validate_py(const py::object& source, bool allow_outside, bool allow_
 
 // The dict `rigport check --target T --json` prints: a loaded Scene or a path / list of paths
 // measured against the engine profile (docs/targets.md).
-py::object check_py(const py::object& model, const std::string& target, bool allow_outside, bool allow_missing, bool companions) {
+py::object check_py(const py::object& model, const std::string& target, bool allow_outside, bool allow_missing, bool companions,
+                    const py::object& texture_path) {
     const TargetProfile* profile = find_target(target);
     if (!profile) {
         std::string names;
@@ -406,7 +407,17 @@ py::object check_py(const py::object& model, const std::string& target, bool all
             py::gil_scoped_release unlocked;
             scene = load_model(s.paths, load_options(allow_outside, allow_missing, companions));
         }
-        report = check_target(value_or_raise(std::move(scene)), *profile, s.paths.front());
+        // The textures the profile's rules measure, found as `rigport check` finds them (beside the
+        // model, then under texture_path); one not found is a warning (docs/targets.md "Textures").
+        py::kwargs kw;
+        kw["texture_path"] = texture_path;
+        const std::vector<std::string> dirs = texture_path_keyword(kw);
+        const Scene loaded = value_or_raise(std::move(scene));
+        Warnings looked;
+        std::vector<GltfImage> textures;
+        if (profile->textures.any()) textures = value_or_raise(find_target_textures(loaded, s.paths.front(), dirs, allow_outside, looked));
+        report = check_target(loaded, *profile, s.paths.front(), textures);
+        for (const Warning& w : looked.items) report.add(Severity::Warning, std::string(to_string(w.code)), w.message, {}, w.count);
     }
     py::object out = json_loads(validation_json(report));
     out["target"] = std::string(profile->name);
@@ -490,9 +501,11 @@ PYBIND11_MODULE(rigport, m) {
           py::arg("companions") = true,
           "The dict `rigport validate --json` prints for a path or a list of paths.");
     m.def("check", &check_py, py::arg("model"), py::arg("target"), py::kw_only(), py::arg("allow_outside") = false,
-          py::arg("allow_missing") = false, py::arg("companions") = true,
+          py::arg("allow_missing") = false, py::arg("companions") = true, py::arg("texture_path") = py::none(),
           "The dict `rigport check --target TARGET --json` prints, for a Scene or a path or a list of paths: each broken limit of "
-          "the engine profile a finding coded target.<measure> (docs/targets.md); 'errors' 0 when the model fits.");
+          "the engine profile a finding coded target.<measure> (docs/targets.md); 'errors' 0 when the model fits. The textures "
+          "the profile's rules measure are those a Scene holds, or for a path the files found beside it and under texture_path "
+          "(a folder or a list, as --texture-path).");
     m.def("formats", []() { return json_loads(rigport::formats_json()); },
           "The dict `rigport formats --json` prints: every registry row with what it declares (docs/formats.md).");
     m.def("sample", []() { return SceneRef{std::make_shared<rigport::Scene>(rigport::make_sample_scene())}; },

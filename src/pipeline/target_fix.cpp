@@ -61,7 +61,10 @@ std::string clean_name(const std::string& name, TargetProfile::NameCharacters ru
         size_t n = 1;
         if (c >= 0xC0)
             while (i + n < name.size() && (static_cast<unsigned char>(name[i + n]) & 0xC0) == 0x80) ++n;
-        out += n == 1 && name_character_allowed(rule, c) ? name[i] : '_';
+        bool allowed = true;
+        for (size_t k = 0; k < n; ++k) allowed = allowed && name_character_allowed(rule, static_cast<unsigned char>(name[i + k]));
+        if (allowed) out.append(name, i, n);
+        else out += '_';
         i += n;
     }
     return out;

@@ -4,12 +4,13 @@ import os
 import shutil
 
 import bpy
+import numpy as np
 
 import render
 from options import options
 import skinning
 from roundtrip import TARGETS, export_selected, import_model, roundtrip
-from support import armatures, check, meshes, reset_scene, rigport_plain
+from support import animation_tracks, armatures, check, meshes, reset_scene, rigport_plain
 
 
 def sample(models, corpus, golden):
@@ -215,5 +216,54 @@ def skeleton_only(models, corpus, golden):
           "skeleton only back: one armature, 13 bones")
 
 
+def posed_vertices(armature, action, frame):
+    """World positions of the one mesh's vertices with ARMATURE playing ACTION at FRAME."""
+    armature.animation_data.action = action
+    bpy.context.scene.frame_set(frame)
+    (obj,) = meshes()
+    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    mesh = evaluated.to_mesh()
+    posed = np.array([evaluated.matrix_world @ v.co for v in mesh.vertices])
+    evaluated.to_mesh_clear()
+    return posed
+
+
+def retarget(models, corpus, golden):
+    """The add-on's retarget operator (docs/blender.md): the sample's clips retargeted onto the
+    sample's own armature. The armature goes out through Blender's glTF exporter (bones in
+    Blender's own orientations, not the IQM's), rigport retargets, the clips come back as actions
+    of that armature; onto itself the mesh must be skinned where the original clip skins it, at
+    its middle frame, within 1e-4 of the model's size (the glTF round trips of the rest pose)."""
+    src = os.path.join(models, "sample.iqm")
+    rigport_plain("sample", "-o", src)
+    if import_model([src], models, "retarget") is None:
+        return
+    original = animation_tracks()["wave"]
+    keys = [k.co[0] for fc in original.fcurves for k in fc.keyframe_points]
+    middle = round((min(keys) + max(keys)) / 2)
+    (arm,) = armatures()
+    before = posed_vertices(arm, original, middle)
+    (obj,) = meshes()
+    rest = np.array([obj.matrix_world @ v.co for v in obj.data.vertices])
+    old = set(bpy.data.actions)
+    bpy.context.view_layer.objects.active = arm
+    result = bpy.ops.anim.rigport_retarget(filepath=src)
+    if not check(result == {'FINISHED'}, f"retarget: operator {result}"):
+        return
+    new = [a for a in bpy.data.actions if a not in old]
+    check(len(new) == len(old), f"retarget: {len(new)} new actions for the sample's {len(old)} clips")
+    check(arm.animation_data.action in new, "retarget: the armature plays a retargeted clip")
+    wave = [a for a in new if a.name.startswith("wave")]
+    if not check(len(wave) == 1, f"retarget: one new action for 'wave', got {[a.name for a in new]}"):
+        return
+    after = posed_vertices(arm, wave[0], middle)
+    size = float(np.linalg.norm(rest.max(axis=0) - rest.min(axis=0)))
+    worst = float(np.linalg.norm(after - before, axis=1).max())
+    moved = float(np.linalg.norm(before - rest, axis=1).max())
+    check(moved > 1e-2 * size, f"retarget: the middle frame moves vertices by up to {moved:.3g} (size {size:.3g})")
+    check(worst <= 1e-4 * size, f"retarget: skinned positions at frame {middle} within {worst:.3g} of the original clip's "
+                                f"(limit 1e-4 * size = {1e-4 * size:.3g})")
+
+
 CASES = {f.__name__: f for f in (sample, sample_formats, options, corpus_iqm, corpus_iqe, corpus_cal3d,
-                                 corpus_joe, corpus_md5, corpus_smd, corpus_obj, corpus_fbx, skeleton_only)}
+                                 corpus_joe, corpus_md5, corpus_smd, corpus_obj, corpus_fbx, skeleton_only, retarget)}

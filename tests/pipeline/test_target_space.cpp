@@ -135,6 +135,7 @@ TEST(TargetSpace, NameCharactersAreCheckedAndReplaced) {
     // Quake: animation names only, letters, digits and '_'; a UTF-8 character becomes one '_',
     // and two names cleaned alike stay apart.
     Scene q = s;
+    q.animations.resize(1);
     q.animations.push_back(q.animations[0]);
     q.animations[1].name = "Armature_mixamo_com_Layer0";
     q.skeleton.joints[1].name = "b\xC3\xA4r";

@@ -315,12 +315,22 @@ TEST(TargetTextures, InputsAreNeverReplacedAndARefusalWritesNothing) {
     EXPECT_EQ(run_cli({"check", "--target", "goldsrc", (dir / "m.smd").string()}).exit_code, 0);
 
     const fs::path big = fixture(base, "tt_refused", 64, 600);
+    // A clip of 60 s: 601 frames at Quake 2's 10 per second, beyond its 512, which no fix changes.
     Scene many = textured("skin.png");
-    many.meshes[0].positions.resize(3000, Vec3{0, 0, 1});
-    many.meshes[0].texcoords[0].resize(3000, Vec2{0, 0});
+    many.skeleton.joints.push_back(Joint{"root", -1, Transform{}});
+    Animation clip;
+    clip.name = "long";
+    JointTrack track;
+    track.joint = 0;
+    track.channel = Channel::Translation;
+    track.times = {0.0f, 60.0f};
+    track.values = {0, 0, 0, 0, 0, 1};
+    clip.tracks.push_back(track);
+    many.animations.push_back(clip);
     ASSERT_TRUE(save(many, (big / "model.iqm").string()));
     const auto refused = run_cli({"convert", (big / "model.iqm").string(), "--target", "quake2", "-o", (big / "out" / "m.md2").string()});
     EXPECT_EQ(refused.exit_code, 3) << refused.err;
+    EXPECT_NE(refused.err.find("601 frames"), std::string::npos) << refused.err;
     EXPECT_FALSE(fs::exists(big / "out" / "skin.tga"));
     EXPECT_FALSE(fs::exists(big / "out" / "m.md2"));
 }

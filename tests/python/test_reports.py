@@ -105,7 +105,10 @@ def test_check_equals_cli_json(cli, sample_iqm):
         assert done.returncode == exit_code
         assert got == json.loads(done.stdout)
         assert got["target"] == target
-    assert [f["code"] for f in rigport.check(str(sample_iqm), "goldsrc")["findings"]] == ["target.influences"]
+    # ... and its texture, a PNG beside it, is not the 8-bit BMP studiomdl takes.
+    assert [f["code"] for f in rigport.check(str(sample_iqm), "goldsrc")["findings"]] == [
+        "target.influences", "target.texture_type", "target.texture_palette"]
+    assert [f["code"] for f in rigport.check(rigport.load(str(sample_iqm)), "goldsrc")["findings"]] == ["target.influences"]
     assert rigport.check(str(sample_iqm), "three")["errors"] == 0
 
 
