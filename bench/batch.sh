@@ -3,7 +3,9 @@
 # built-in sample (IQM, IQE, glTF binary, VDrift JOE, Cal3D .cfg characters with their parts,
 # MD5 mesh + animations), then times `rigport batch GEN -o OUT --format FMT -j J` for each J,
 # REPEAT times, and prints the median wall time, the median user+system CPU time and models per
-# second. With several binaries (before and after a change) the runs alternate A B A B ...
+# second; beside it the same batch with --cache (docs/scale.md): a first run into an empty cache
+# (converts and stores every model) and a second one (every model a hit), with the cache's size.
+# With several binaries (before and after a change) the runs alternate A B A B ...
 #
 #   bench/batch.sh [RIGPORT_BINARY ...] [--models N] [--format FMT] [--jobs "1 2"] [--repeat R]
 #
@@ -58,22 +60,36 @@ echo "generated $models models ($files files, $bytes bytes) in $gen: ${kinds[*]}
 echo "batch --format $format; $(nproc) hardware threads; median of $repeat; wall and user+system CPU"
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# One timed batch: run KEY BINARY J [batch options...]; adds its wall and CPU time under KEY.
+run() {
+  local key="$1" binary="$2" j="$3"
+  shift 3
+  rm -rf "$work/out"
+  /usr/bin/time -f "%e %U %S" -o "$work/time" "$binary" batch "$gen" -o "$work/out" --format "$format" -j "$j" -q "$@" 2>"$work/log" ||
+    { grep -m3 FAILED "$work/log"; tail -1 "$work/log"; exit 1; }
+  read -r e u s <"$work/time"
+  walls[$key]+="$e "
+  cpus[$key]+="$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }') "
+}
 for j in $jobs; do
   declare -A walls=() cpus=()
   for ((r = 0; r < repeat; ++r)); do
     for ((k = 0; k < ${#binaries[@]}; ++k)); do
-      rm -rf "$work/out"
-      /usr/bin/time -f "%e %U %S" -o "$work/time" "${binaries[k]}" batch "$gen" -o "$work/out" --format "$format" -j "$j" -q 2>"$work/log" ||
-        { grep -m3 FAILED "$work/log"; tail -1 "$work/log"; exit 1; }
-      read -r e u s <"$work/time"
-      walls[$k]+="$e "
-      cpus[$k]+="$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }') "
+      run "$k" "${binaries[k]}" "$j"
+      rm -rf "$work/cache"
+      run "$k-miss" "${binaries[k]}" "$j" --cache "$work/cache"
+      run "$k-hit" "${binaries[k]}" "$j" --cache "$work/cache"
+      grep -q "($models from the cache)" "$work/log" || { echo "batch.sh: the second cached run converted models: $(tail -1 "$work/log")" >&2; exit 1; }
     done
   done
   for ((k = 0; k < ${#binaries[@]}; ++k)); do
-    m=$(printf '%s\n' ${walls[$k]} | median)
-    c=$(printf '%s\n' ${cpus[$k]} | median)
-    printf -- "%s -j %s: %.3f s median (%s), CPU %.3f s, %.0f models/s\n" "${binaries[k]}" "$j" "$m" "${walls[$k]}" "$c" \
-      "$(awk -v n="$models" -v t="$m" 'BEGIN { print n / t }')"
+    for key in "$k" "$k-miss" "$k-hit"; do
+      case "$key" in *-miss) what="--cache, empty" ;; *-hit) what="--cache, all hits" ;; *) what="no cache" ;; esac
+      m=$(printf '%s\n' ${walls[$key]} | median)
+      c=$(printf '%s\n' ${cpus[$key]} | median)
+      printf -- "%s -j %s, %s: %.3f s median (%s), CPU %.3f s, %.0f models/s\n" "${binaries[k]}" "$j" "$what" "$m" "${walls[$key]}" "$c" \
+        "$(awk -v n="$models" -v t="$m" 'BEGIN { print n / t }')"
+    done
   done
+  echo "cache: $(find "$work/cache" -type f | wc -l) files, $(du -sb "$work/cache" | cut -f1) bytes (outputs: $(du -sb "$work/out" | cut -f1) bytes)"
 done

@@ -14,17 +14,19 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_only=0
 if [ "${1:-}" = "--build" ]; then build_only=1; fi
 
-# Building: the compiler, CMake and the libraries rigport links; the Python module's headers
+# Building: the compiler, CMake and the libraries rigport links (libssl-dev: libcrypto's SHA-256 for
+# the conversion cache); the Python module's headers
 # (and numpy, which its arrays are); zip for the Blender add-on's package.
 packages=(
   build-essential cmake ninja-build g++ pkg-config
   libfmt-dev libcli11-dev nlohmann-json3-dev
-  libglm-dev libmeshoptimizer-dev libsimdjson-dev libstb-dev libpugixml-dev libfast-float-dev zlib1g-dev libdeflate-dev libdraco-dev
+  libglm-dev libmeshoptimizer-dev libsimdjson-dev libstb-dev libpugixml-dev libfast-float-dev zlib1g-dev libdeflate-dev libdraco-dev libssl-dev
   python3 python3-dev python3-pybind11 pybind11-dev python3-numpy zip
 )
 # Testing: GoogleTest, Benchmark, clang for the sanitizer and fuzz builds, the peers the tests
 # compare with (assimp, libcal3d), gltfpack (meshopt-compressed inputs for the glTF reader),
-# pytest, Blender for the add-on and Chromium for the viewer, and DarkPlaces' dedicated server:
+# pytest, Dask's distributed (the batch on a cluster, docs/scale.md), Blender for the add-on and
+# Chromium for the viewer, and DarkPlaces' dedicated server:
 # the engine itself loads the IQM, MD3, MDL and MD2 that `convert --target` writes
 # (tests/darkplaces/).
 if [ "$build_only" -eq 0 ]; then
@@ -32,7 +34,7 @@ if [ "$build_only" -eq 0 ]; then
     libgtest-dev libgmock-dev libbenchmark-dev
     clang-14 libclang-rt-14-dev
     assimp-utils libassimp-dev libcal3d12-dev
-    time python3-pytest
+    time python3-pytest python3-distributed
     gltfpack
     blender
     chromium

@@ -34,7 +34,17 @@ Expected<const FormatInfo*> find_output_format(const std::string& path, const st
 // The file an input path reads: the pack of a "PACK.jpk:MEMBER" that names no file itself.
 std::string input_file(const std::string& path);
 
+// The content-addressed cache of conversions (docs/scale.md): a model whose files, options and
+// rigport version were converted before has its outputs written from the entry instead of being
+// converted again, the same bytes through the same safe write.
+struct CacheOptions {
+    std::string dir;         // the cache folder (created if missing); empty = no cache
+    uint64_t max_bytes = 0;  // after storing an entry, the least recently used go until this fits; 0 = no limit
+};
+
 // What convert's options decided, already checked (every value valid).
+// A field that changes the output is part of the cache's key: src/pipeline/cache.cpp
+// (options_text) names each one, and docs/scale.md "The key" lists them.
 struct ConvertOptions {
     const FormatInfo* format = nullptr;  // the output format (has a writer)
     LoadOptions load;                    // --allow-outside, --allow-missing
@@ -58,6 +68,7 @@ struct ConvertOptions {
     // --max-error: refuse when a fix moves a vertex by more than this fraction of the model's
     // size (at rest or at any frame); < 0 = no limit.
     double max_error = -1;
+    CacheOptions cache;                  // --cache, --cache-max (docs/scale.md)
 };
 
 // One model to convert: its inputs (as convert's positional words give them) and where it goes.
@@ -97,6 +108,12 @@ struct ConvertResult {
     ConvertCounts counts;
     double seconds = 0;
     std::optional<Output> output;   // ConvertJob::in_memory: what would have been written
+    // With a cache: true when the outputs came from a cache entry (nothing was converted), false
+    // when converted (and stored); unset without a cache or when it could not be used.
+    std::optional<bool> cached;
+    // The cache could not store the entry (a full disk, a folder not writable): the outputs are
+    // written all the same; the CLI prints it as a warning.
+    std::optional<Error> cache_error;
 
     bool ok() const { return !error.has_value(); }
     // The warnings `convert` prints for this result, in its order.
@@ -106,8 +123,8 @@ struct ConvertResult {
 ConvertResult run_conversion(const ConvertJob& job, const ConvertOptions& options);
 
 // A model as a JSON record (`convert --json`, `batch --report`; indented by 2): input, inputs,
-// companions, status, outputs, counts (null when failed), warnings [{code, message, path, count}], error (null
-// when converted), seconds.
+// companions, status, cached (only with a cache), outputs, counts (null when failed), warnings
+// [{code, message, path, count}], error (null when converted), seconds.
 std::string conversion_json(const std::string& input, const ConvertResult& result);
 
 }  // namespace rigport

@@ -99,6 +99,13 @@ Expected<NinjaFile> ninja_text(const BatchPlan& plan, const BatchOptions& o, con
         if (auto st = line_safe(dir, fmt::format("the {} folder", o.names.texture_paths)); !st) return st.error();
         common_args += " --texture-path " + ninja_shell_quoted(absolute_path(dir));
     }
+    // The cache goes on to every command (absolute, as Ninja may run elsewhere): a model Ninja
+    // rebuilds whose files are as an entry has them is written from it (docs/scale.md "Ninja and Make").
+    if (!o.convert.cache.dir.empty()) {
+        if (auto st = line_safe(o.convert.cache.dir, "the cache folder"); !st) return st.error();
+        common_args += " --cache " + ninja_shell_quoted(absolute_path(o.convert.cache.dir));
+        if (o.convert.cache.max_bytes) common_args += fmt::format(" --cache-max {}", o.convert.cache.max_bytes);
+    }
     const std::string_view format = plan.format->name;
     NinjaFile file;
     file.text = fmt::format(

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <set>
 
+#include "pipeline/cache.hpp"
 #include "pipeline/convert_internal.hpp"
 #include "pipeline/target_fix.hpp"
 #include "pipeline/target_textures.hpp"
@@ -69,6 +70,8 @@ void count(const Scene& scene, ConvertCounts& counts) {
     counts.animations = scene.animations.size();
 }
 
+ConvertResult write_converted(const ConvertJob& job, Output converted, ConvertResult r, WriteOptions& write_options, const detail::BeforeWrite& before_write);
+
 ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptions& write_options, const detail::BeforeWrite& before_write,
                       const detail::AfterCompile& after_compile, const std::vector<std::string>& also_read) {
     ConvertResult r;
@@ -99,6 +102,24 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     // A model given as one mesh file reads its companions with it (docs/cli.md "Companions").
     std::vector<CompileInput> inputs = job.inputs;
     r.companions = add_companions(inputs, options.load);
+    // The cache (docs/scale.md): an entry for the files this model read the last times it was
+    // converted, as they are now, is written instead of converting. A conversion with a hook of
+    // the caller's (retargeting) depends on more than its options say, and is not cached.
+    const std::optional<detail::CacheQuery> query = after_compile ? std::nullopt : detail::cache_query(job, inputs, o);
+    if (query)
+        if (auto hit = detail::cache_find(o.cache, *query)) {
+            for (auto& p : hit->inputs) write_options.protect.push_back(p);
+            r.read_warnings = std::move(hit->reported.read_warnings);
+            r.normal_swaps = std::move(hit->reported.normal_swaps);
+            r.target_fixes = std::move(hit->reported.target_fixes);
+            r.write_warnings = std::move(hit->reported.write_warnings);
+            r.write_notes = std::move(hit->reported.write_notes);
+            r.counts = hit->reported.counts;
+            r.cached = true;
+            Output output = std::move(hit->output);
+            output.format = hit->format;  // copied into the result before hit goes
+            return write_converted(job, std::move(output), std::move(r), write_options, before_write);
+        }
     auto scene = compile(inputs, options);
     if (!scene) return failed(scene.error(), false, false);
     r.read_warnings = std::move(scene->warnings);
@@ -213,6 +234,30 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
     }
     r.write_warnings.set_path(job.output);  // what is left unnamed (images dropped, not PNG/JPEG) is about the output
     r.write_notes = output->notes;
+    // Stored before writing, under the key of every file read (docs/scale.md "The cache"): the
+    // entry holds the bytes about to be written, whether or not this write then succeeds.
+    if (query) {
+        r.cached = false;
+        std::vector<std::string> files_read;
+        std::set<std::string> seen;
+        for (auto& p : write_options.protect)
+            if (seen.insert(p).second) files_read.push_back(p);
+        if (auto st = detail::cache_store(o.cache, *query, files_read, *output, r); !st)
+            r.cache_error = st.error();
+    }
+    return write_converted(job, std::move(*output), std::move(r), write_options, before_write);
+}
+
+// The writing half of a conversion, for an output converted now or found in the cache: in memory,
+// or claimed (before_write), then staged or written in place (docs/cli.md "Outputs").
+ConvertResult write_converted(const ConvertJob& job, Output converted, ConvertResult r, WriteOptions& write_options, const detail::BeforeWrite& before_write) {
+    auto failed = [&r](const Error& e) {
+        r.error = e;
+        r.write_error = true;
+        r.failed_writing = true;
+        return std::move(r);
+    };
+    std::optional<Output> output(std::move(converted));
     if (job.in_memory) {
         r.written_format = std::string(output->format);
         r.bytes = output->bytes.size();
@@ -226,11 +271,11 @@ ConvertResult convert(const ConvertJob& job, const ConvertOptions& o, WriteOptio
         std::vector<std::span<const uint8_t>> contents{output->bytes};
         for (auto& side : output->side_files) contents.emplace_back(side.bytes);
         contents.resize(paths.size());  // standard output: the main file only
-        if (auto st = before_write(paths, contents); !st) return failed(st.error(), true, true);
+        if (auto st = before_write(paths, contents); !st) return failed(st.error());
     }
     const Status written = job.stage_into && !is_stdout_path(job.output) ? job.stage_into->stage(job.output, *output, write_options)
                                                                         : write_output(job.output, *output, write_options);
-    if (!written) return failed(written.error(), true, true);
+    if (!written) return failed(written.error());
     r.outputs = std::move(paths);
     r.written_format = std::string(output->format);
     r.bytes = output->bytes.size();
@@ -266,6 +311,8 @@ std::string conversion_json(const std::string& input, const ConvertResult& r) {
     j["inputs"] = r.inputs;
     j["companions"] = r.companions;
     j["status"] = r.ok() ? "converted" : "failed";
+    if (r.cached) j["cached"] = *r.cached;  // only with a cache (docs/scale.md)
+    if (r.cache_error) j["cache_error"] = r.cache_error->to_string();
     j["outputs"] = r.outputs;
     if (r.ok())
         j["counts"] = {{"meshes", r.counts.meshes}, {"vertices", r.counts.vertices}, {"triangles", r.counts.triangles},

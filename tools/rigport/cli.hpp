@@ -123,6 +123,23 @@ struct TextureFlags {
     // Each must be a folder: a usage error (exit 1) before anything is read.
     Status check() const;
 };
+// --cache DIR and --cache-max SIZE (convert, batch): the content-addressed cache of conversions
+// (docs/scale.md); without --cache, the folder RIGPORT_CACHE names, if set and not empty.
+struct CacheFlags {
+    std::string dir;
+    std::string max;  // "500M", "2G", "65536": bytes, K/M/G/T in 1024s
+    void add_to(CLI::App* command) {
+        command->add_option("--cache", dir,
+                            "Content-addressed cache folder (created if missing; default: $RIGPORT_CACHE): a model whose files, options and "
+                            "rigport version were converted before is written from it, the same bytes, not converted again (docs/scale.md)")
+            ->type_name("DIR");
+        command->add_option("--cache-max", max, "With a cache: evict the least recently used entries beyond SIZE (bytes, or 500M, 2G ...)")
+            ->type_name("SIZE");
+    }
+    // The cache the flags and RIGPORT_CACHE ask for; a usage error (exit 1) for a bad SIZE or
+    // --cache-max without a cache.
+    Expected<CacheOptions> options() const;
+};
 // Words the CLI cannot place (usage_hints.cpp, docs/cli.md "Unknown words"):
 // the edit distance of two words (a swap of neighbours counts 1), and the name nearest to word
 // among names (within a third of its length), else the one name word begins; empty when none.

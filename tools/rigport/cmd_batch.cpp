@@ -29,6 +29,7 @@ struct BatchArgs {
     std::string unit;            // --unit: as convert's (docs/units.md); empty = the format's own
     TextureFlags textures;       // --texture-path DIR...: as convert's, passed on to its Ninja rules
     bool no_companions = false;  // --no-companions: every file a model of its own
+    CacheFlags cache;            // --cache DIR, --cache-max SIZE (docs/scale.md)
 };
 
 BatchOptions batch_options(const BatchArgs& a) {
@@ -70,6 +71,7 @@ public:
             if (!model.companions.empty()) text += companions_line(model.input, model.companions) + "\n";
             append_warnings(result, text, WarningLimit{.hint = "--report FILE lists them all"});
         }
+        if (result.cache_error) text += terminal_text(fmt::format("Warning: {}", result.cache_error->to_string())) + "\n";
         if (result.ok()) {
             if (!tty_) text += fmt::format("ok {} -> {}\n", terminal_text(model.input), terminal_text(model.output));
         } else {
@@ -134,7 +136,10 @@ int write_ninja(const BatchArgs& a, const BatchOptions& options, const BatchPlan
 
 int run(const BatchArgs& a) {
     const auto start = std::chrono::steady_clock::now();
-    const BatchOptions options = batch_options(a);
+    BatchOptions options = batch_options(a);
+    auto cache = a.cache.options();
+    if (!cache) return fail(cache.error(), exit_usage, false);
+    options.convert.cache = std::move(*cache);
     auto plan = plan_batch(options);
     if (!plan) return fail(plan.error(), write_exit_code(plan.error()), false);
     if (plan->jobs.empty())  // the library refuses it: what was skipped first, then why
@@ -155,7 +160,10 @@ int run(const BatchArgs& a) {
         }
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    fmt::print(stderr, "{} converted, {} failed, {} warnings in {:.2f} s\n", report->converted, report->failed, report->warnings, seconds);
+    size_t cached = 0;
+    for (auto& m : report->models) cached += m.result.cached.value_or(false) ? 1 : 0;
+    fmt::print(stderr, "{} converted{}, {} failed, {} warnings in {:.2f} s\n", report->converted,
+               options.convert.cache.dir.empty() ? std::string() : fmt::format(" ({} from the cache)", cached), report->failed, report->warnings, seconds);
     return code;
 }
 
@@ -187,6 +195,7 @@ Verb add_batch(CLI::App& app) {
     sub->add_flag("--follow-links", args->follow_links,
                   "Follow symbolic links (to files and folders) that lead out of an INPUT folder; by default they are skipped with a note");
     args->textures.add_to(sub);
+    args->cache.add_to(sub);
     return {sub, [args]() { return run(*args); }};
 }
 

@@ -54,6 +54,7 @@ struct ConvertArgs {
     bool ninja_deps = false;      // --ninja-deps: every file read on stdout, for Ninja's deps = msvc
     LoadFlags load;               // --allow-outside, --allow-missing
     TextureFlags textures;        // --texture-path DIR...
+    CacheFlags cache;             // --cache DIR, --cache-max SIZE (docs/scale.md)
     uint32_t threads = 0;         // --threads N: 0 = every core; the bytes written never depend on it
 };
 
@@ -181,6 +182,9 @@ Expected<ModelOptions> model_options(const ConvertArgs& a) {
     if (a.ninja_deps && (a.json || is_stdout_path(a.output)))
         return usage_error("--ninja-deps prints the files read on standard output: not with --json or -o -");
     o.load = a.load.load_options();
+    auto cache = a.cache.options();
+    if (!cache) return cache.error();
+    o.cache = std::move(*cache);
     o.force_joints = a.force_joints;
     o.fix_normals = a.fix_normals;
     o.force = a.force;
@@ -247,6 +251,7 @@ int run_convert(const ConvertArgs& given) {
         append_warnings(result, warnings, WarningLimit{.every_warning = a.verbose});
         fmt::print(stderr, "{}", warnings);
     }
+    if (result.cache_error) print_warning(result.cache_error->to_string());
     if (!result.ok()) return fail(*result.error, result.exit_code, a.json);
     std::string deps_lines;
     if (a.ninja_deps) {
@@ -363,6 +368,7 @@ Verb add_convert(CLI::App& app) {
                   "Print the result as one JSON object on stdout (inputs, outputs, counts, warnings); a failure as {\"error\": {...}}");
     args->load.add_to(sub);
     args->textures.add_to(sub);
+    args->cache.add_to(sub);
     return {sub, [args, sub]() {
                 args->words = sub->remaining();
                 return run_convert(*args);

@@ -1,5 +1,8 @@
 // rigport: the command-line tool (`rigport <verb>`), argument dispatch and the shared helpers.
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <utility>
@@ -65,6 +68,28 @@ Status TextureFlags::check() const {
                                            std::filesystem::exists(dir, ec) ? "not a folder" : "no such folder"));
     }
     return Ok{};
+}
+
+Expected<CacheOptions> CacheFlags::options() const {
+    CacheOptions o;
+    o.dir = dir;
+    if (o.dir.empty())
+        if (const char* env = std::getenv("RIGPORT_CACHE"); env && *env) o.dir = env;
+    if (max.empty()) return o;
+    if (o.dir.empty()) return usage_error("--cache-max limits a cache: give --cache DIR (or set RIGPORT_CACHE)");
+    uint64_t value = 0;
+    auto [end, ec] = std::from_chars(max.data(), max.data() + max.size(), value);
+    const std::string_view suffix(end, max.data() + max.size());
+    unsigned shift = 0;
+    if (suffix == "K" || suffix == "k") shift = 10;
+    else if (suffix == "M" || suffix == "m") shift = 20;
+    else if (suffix == "G" || suffix == "g") shift = 30;
+    else if (suffix == "T" || suffix == "t") shift = 40;
+    else if (!suffix.empty()) ec = std::errc::invalid_argument;
+    if (ec != std::errc() || end == max.data() || value == 0 || value > (UINT64_MAX >> shift))
+        return usage_error(fmt::format("--cache-max '{}': expected a size in bytes above 0, or with K, M, G or T (500M)", printable(max)));
+    o.max_bytes = value << shift;
+    return o;
 }
 
 const FormatInfo* choose_output_format(const std::string& path, const std::string& format_name, int& exit_code) {
