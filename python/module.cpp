@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <tuple>
 
 #include "module.hpp"
 #include "rigport/batch.hpp"
@@ -162,7 +163,7 @@ ConvertOptions convert_options(const py::kwargs& kw, const std::string& function
                                                    "images", "convert_images", "fix_normals", "clip_end", "cal3d_dialect",
                                                    "cal3d_binary", "md3_tags", "fbx_ascii", "fbx_version", "fbx_pre_rotation", "timestamp", "threads", "allow_outside", "allow_missing", "force",
                                                    "unit", "texture_path", "companions", "frame_rate", "target", "max_error",
-                                                   "compress", "compress_level", "position_bits"};
+                                                   "compress", "compress_level", "position_bits", "cache", "cache_max"};
     for (auto item : kw) {
         const std::string key = item.first.cast<std::string>();
         const bool batch_own = function == "batch" && (key == "format" || key == "threads");
@@ -215,6 +216,12 @@ ConvertOptions convert_options(const py::kwargs& kw, const std::string& function
     o.fbx.version = word_or_raise(parse_fbx_version_word(std::to_string(get("fbx_version", int64_t(7400)))));
     o.threads = get("threads", uint32_t(0));
     o.force = get("force", false);
+    // cache (a folder) and cache_max (bytes) as --cache and --cache-max (docs/scale.md).
+    if (kw.contains("cache") && !kw["cache"].is_none()) o.cache.dir = fspath(kw["cache"]);
+    const int64_t cache_max = get("cache_max", int64_t(0));
+    if (cache_max < 0) throw py::value_error("cache_max: a size in bytes, 0 (no limit) or more");
+    if (cache_max > 0 && o.cache.dir.empty()) throw py::value_error("cache_max limits a cache: give cache too");
+    o.cache.max_bytes = uint64_t(cache_max);
     // compress, compress_level ('fast' | 'small'), position_bits (1 to 16) as --compress,
     // --compress-level and --position-bits (docs/gltf.md "Compressed output").
     o.gltf_compression.enabled = get("compress", false);
@@ -424,6 +431,101 @@ py::object check_py(const py::object& model, const std::string& target, bool all
     return out;
 }
 
+// The batch on a cluster (docs/scale.md "Dask"): the plan made once, as plain data a worker
+// receives; each worker converts its share of the jobs (BatchOptions::only) as run_batch does.
+BatchOptions batch_options_of(std::vector<std::string> inputs, const py::object& out_dir, const std::string& format, uint32_t jobs, bool follow_links,
+                              const py::kwargs& kw) {
+    BatchOptions options;
+    options.inputs = std::move(inputs);
+    options.out_dir = fspath(out_dir);
+    options.format = format;
+    options.jobs = jobs;
+    options.follow_links = follow_links;
+    options.convert = convert_options(kw, "batch");
+    options.companions = options.convert.load.companions;
+    options.names.listing = "rigport.formats()";
+    return options;
+}
+
+// _batch_plan(inputs, out_dir, format, *, follow_links, report_file, **convert's keywords) -> dict:
+// plan_batch and prepare_batch (out_dir created, report_file checked), as plain data.
+py::dict batch_plan_py(const py::object& inputs, const py::object& out_dir, const std::string& format, bool follow_links, const py::object& report_file,
+                       const py::kwargs& kw) {
+    BatchOptions options = batch_options_of(source_of(inputs, false).paths, out_dir, format, 0, follow_links, kw);
+    if (!report_file.is_none()) options.report_file = fspath(report_file);
+    Expected<BatchPlan> plan = BatchPlan{};
+    Status prepared = Ok{};
+    {
+        py::gil_scoped_release unlocked;
+        plan = plan_batch(options);
+        if (plan) prepared = prepare_batch(*plan, options);
+    }
+    if (!plan) raise_error(plan.error());
+    if (!prepared) raise_error(prepared.error());
+    py::list jobs, skipped;
+    for (auto& j : plan->jobs) {
+        py::dict job;
+        job["input"] = j.input;
+        job["companions"] = py::cast(j.companions);
+        job["output"] = j.output;
+        if (j.refused) job["refused"] = py::make_tuple(int(j.refused->code), j.refused->message, j.refused->path);
+        else job["refused"] = py::none();
+        jobs.append(job);
+    }
+    for (auto& sk : plan->skipped) skipped.append(py::dict(py::arg("path") = sk.path, py::arg("reason") = sk.reason));
+    py::dict result;
+    result["format"] = std::string(plan->format->name);
+    result["jobs"] = jobs;
+    result["skipped"] = skipped;
+    result["claimed"] = py::cast(plan->claimed);
+    result["protect"] = py::cast(plan->protect);
+    return result;
+}
+
+// _batch_run(plan, indices, out_dir, format, *, follow_links, report_file, **convert's keywords) ->
+// list of (index, record, failure, warning count): the plan's jobs at indices converted as
+// run_batch converts them.
+py::list batch_run_py(const py::dict& plan_data, const std::vector<size_t>& indices, const py::object& out_dir, const std::string& format, bool follow_links,
+                      const py::object& report_file, const py::kwargs& kw) {
+    // One model at a time per call: a worker's threads run several calls at once.
+    BatchOptions options = batch_options_of({}, out_dir, format, 1, follow_links, kw);
+    if (!report_file.is_none()) options.report_file = fspath(report_file);
+    BatchPlan plan;
+    plan.format = find_format(plan_data["format"].cast<std::string>());
+    if (!plan.format) throw py::value_error("_batch_run: the plan's format is not registered here");
+    for (auto item : plan_data["jobs"]) {
+        py::dict j = item.cast<py::dict>();
+        BatchJob job;
+        job.input = j["input"].cast<std::string>();
+        job.companions = j["companions"].cast<std::vector<std::string>>();
+        job.output = j["output"].cast<std::string>();
+        if (!j["refused"].is_none()) {
+            auto [code, message, path] = j["refused"].cast<std::tuple<int, std::string, std::string>>();
+            Error e = make_error(static_cast<ErrorCode>(code), message);
+            e.path = path;
+            job.refused = e;
+        }
+        plan.jobs.push_back(std::move(job));
+    }
+    plan.claimed = plan_data["claimed"].cast<std::vector<std::string>>();
+    plan.protect = plan_data["protect"].cast<std::vector<std::string>>();
+    options.only = indices;
+    Expected<BatchReport> report = BatchReport{};
+    {
+        py::gil_scoped_release unlocked;
+        report = run_batch(plan, options);
+    }
+    if (!report) raise_error(report.error());
+    py::list out;
+    for (size_t i : indices) {
+        const BatchModel& m = report->models[i];
+        const char* failure = failure_name(m.failure);
+        out.append(py::make_tuple(i, json_loads(conversion_json(plan.jobs[i].input, m.result)),
+                                  failure ? py::object(py::str(failure)) : py::object(py::none()), m.result.warning_count()));
+    }
+    return out;
+}
+
 }  // namespace
 
 void bind_error(py::module_& m) {
@@ -451,7 +553,8 @@ void raise_error(const Error& e) {
 
 }  // namespace rigport::python
 
-PYBIND11_MODULE(rigport, m) {
+// The compiled part of the package rigport (python/rigport/__init__.py re-exports it; docs/python.md).
+PYBIND11_MODULE(_rigport, m) {
     using namespace rigport::python;
     namespace py = pybind11;
     m.doc() = "rigport: read, validate, convert and write game model formats (docs/python.md)";
@@ -476,7 +579,7 @@ PYBIND11_MODULE(rigport, m) {
           "md3_tags: joint names ('a,b' or a list), as --md3-tags; fbx_ascii, fbx_version (7400, 7500 or 7700) as --fbx-ascii, "
           "--fbx-version; fbx_pre_rotation=False as --fbx-no-pre-rotation; timestamp as --timestamp; target and max_error (a fraction) as "
           "--target and --max-error; compress, compress_level ('fast' or 'small') and position_bits as --compress, --compress-level and "
-          "--position-bits (glTF).");
+          "--position-bits (glTF); cache (a folder) and cache_max (bytes) as --cache and --cache-max (docs/scale.md).");
     m.def("retarget", &retarget_py, py::arg("clips"), py::arg("onto"), py::arg("output") = py::none(), py::kw_only(),
           py::arg("map") = "auto", py::arg("root_motion") = "scale", py::arg("name") = py::none(), py::arg("save_map") = py::none(),
           py::arg("format") = py::none(), py::arg("force") = false, py::arg("allow_outside") = false, py::arg("allow_missing") = false,
@@ -494,6 +597,11 @@ PYBIND11_MODULE(rigport, m) {
           "'write'], 'skipped': [{'path', 'reason'}], 'claimed': [paths read as parts of another model], 'converted', 'failed', "
           "'warnings', 'failure'}. A model that fails is reported there, the others go on; bad options raise rigport.Error or "
           "ValueError. companions=False: every file a model of its own, read alone.");
+    m.def("_batch_plan", &batch_plan_py, py::arg("inputs"), py::arg("out_dir"), py::arg("format"), py::kw_only(), py::arg("follow_links") = false,
+          py::arg("report_file") = py::none(), "The plan of batch() as plain data, made once for a cluster's workers (docs/scale.md).");
+    m.def("_batch_run", &batch_run_py, py::arg("plan"), py::arg("indices"), py::arg("out_dir"), py::arg("format"), py::kw_only(),
+          py::arg("follow_links") = false, py::arg("report_file") = py::none(),
+          "Converts the plan's jobs at indices as batch() does: [(index, record, failure, warnings)] (docs/scale.md).");
     m.def("info", &info_py, py::arg("source"), py::kw_only(), py::arg("allow_outside") = false, py::arg("allow_missing") = false,
           py::arg("companions") = true,
           "The dict `rigport info --json` prints for a path or a list of paths.");

@@ -45,6 +45,11 @@ struct BatchOptions {
     std::string report_file;
     std::string build_file;  // ninja_text()'s destination; also claims each output's ".d"
     BatchOptionNames names;
+    // Indices of the plan's jobs to convert; empty = all. A share of one plan run on a cluster's
+    // workers (the Python module's batch with a Dask client, docs/scale.md): the models left out
+    // stay empty in the report and are not counted. Claims on side files are then checked among
+    // the models of one share only.
+    std::vector<size_t> only;
 };
 
 // One model: a file (a .cfg with its members, a mesh file with its companions).

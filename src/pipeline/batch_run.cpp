@@ -61,14 +61,14 @@ Expected<BatchReport> run_batch(const BatchPlan& plan, const BatchOptions& o, co
     BatchReport report;
     report.models.resize(plan.jobs.size());
     std::mutex progress_mutex;
-    size_t done = 0;
+    size_t done = 0, total = plan.jobs.size();
     for (auto& skip : plan.skipped)
         if (progress) progress(BatchEvent{.kind = BatchEvent::Kind::Skipped, .skip = &skip});
     auto finished = [&](size_t i) {
         std::lock_guard lock(progress_mutex);
         ++done;
         if (progress)
-            progress(BatchEvent{.kind = BatchEvent::Kind::Finished, .job = i, .model = &plan.jobs[i], .result = &report.models[i], .done = done, .total = plan.jobs.size()});
+            progress(BatchEvent{.kind = BatchEvent::Kind::Finished, .job = i, .model = &plan.jobs[i], .result = &report.models[i], .done = done, .total = total});
     };
     // Each converted model's files are staged (WriteGroup), then committed with the other models
     // staged so far in one durability step (one syncfs, not one fsync per file) once enough are
@@ -137,15 +137,23 @@ Expected<BatchReport> run_batch(const BatchPlan& plan, const BatchOptions& o, co
         }
         if (!ready.empty()) commit(std::move(ready));
     };
-    const uint32_t threads = uint32_t(std::min<size_t>(o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency()), plan.jobs.size()));
+    // The jobs to convert: every one, or the share BatchOptions::only names.
+    std::vector<size_t> chosen = o.only;
+    if (chosen.empty())
+        for (size_t i = 0; i < plan.jobs.size(); ++i) chosen.push_back(i);
+    for (size_t i : chosen)
+        if (i >= plan.jobs.size()) return make_error(ErrorCode::InvalidArgument, fmt::format("only: job {} is not in the plan ({} jobs)", i, plan.jobs.size()));
+    total = chosen.size();
+    const uint32_t threads = uint32_t(std::min<size_t>(o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency()), chosen.size()));
     // Models in parallel already use the cores: each model's own steps then stay on its thread.
     if (threads > 1) options.threads = 1;
-    detail::parallel_for(plan.jobs.size(), 1, threads, [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) convert_one(i);
+    detail::parallel_for(chosen.size(), 1, threads, [&](size_t begin, size_t end) {
+        for (size_t k = begin; k < end; ++k) convert_one(chosen[k]);
     });
     commit(std::move(staged));
 
-    for (auto& m : report.models) {
+    for (size_t i : chosen) {
+        const BatchModel& m = report.models[i];
         (m.result.ok() ? report.converted : report.failed) += 1;
         report.warnings += m.result.warning_count();
         if (rank(m.failure) > rank(report.failure)) report.failure = m.failure;
