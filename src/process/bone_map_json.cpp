@@ -59,7 +59,9 @@ Expected<BoneMap> apply_bone_map(BoneMap map, const BoneMapOverrides& overrides,
         if (t)
             if (auto [it, fresh] = file_targets.emplace(*t, s); !fresh)
                 return map_error(path, fmt::format("\"{}\" and \"{}\" both map to \"{}\"", it->second, s, *t));
-        std::erase_if(map, [&](const auto& p) { return p.first == s || (t && p.second == *t); });
+        const std::string& from = s;  // clang 14 cannot capture a structured binding
+        const auto& to = t;
+        std::erase_if(map, [&](const auto& p) { return p.first == from || (to && p.second == *to); });
         if (t) map.emplace_back(s, *t);
     }
     // Back in the source skeleton's order, so a saved map reads like the skeleton.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 namespace rigport::gltf {
 
@@ -88,7 +89,7 @@ uint32_t thin_shared_keys(std::vector<float>& times, std::vector<KeyTrack>& trac
     for (KeyTrack& t : tracks) {
         std::vector<float>& values = *t.values;
         for (size_t i = 0; i < kept.size(); ++i)
-            std::copy_n(values.begin() + ptrdiff_t(kept[i] * t.width), t.width, values.begin() + ptrdiff_t(i * t.width));
+            std::copy_n(values.begin() + std::ptrdiff_t(kept[i] * t.width), t.width, values.begin() + std::ptrdiff_t(i * t.width));
         values.resize(kept.size() * t.width);
     }
     for (size_t i = 0; i < kept.size(); ++i) times[i] = times[kept[i]];
