@@ -602,6 +602,13 @@ PYBIND11_MODULE(_rigport, m) {
     m.def("_batch_run", &batch_run_py, py::arg("plan"), py::arg("indices"), py::arg("out_dir"), py::arg("format"), py::kw_only(),
           py::arg("follow_links") = false, py::arg("report_file") = py::none(),
           "Converts the plan's jobs at indices as batch() does: [(index, record, failure, warnings)] (docs/scale.md).");
+    m.def("_cache_trim", [](const py::object& cache, uint64_t cache_max) {
+              rigport::CacheOptions o{fspath(cache), cache_max};
+              py::gil_scoped_release unlocked;
+              rigport::trim_cache(o);
+          },
+          py::arg("cache"), py::arg("cache_max"),
+          "Evicts the cache's least recently used entries down to cache_max bytes: a cluster's batch ends with it (docs/scale.md).");
     m.def("info", &info_py, py::arg("source"), py::kw_only(), py::arg("allow_outside") = false, py::arg("allow_missing") = false,
           py::arg("companions") = true,
           "The dict `rigport info --json` prints for a path or a list of paths.");

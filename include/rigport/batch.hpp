@@ -115,6 +115,12 @@ struct BatchReport {
 // files. Fails only when prepare_batch does; model failures are in the report.
 Expected<BatchReport> run_batch(const BatchPlan& plan, const BatchOptions& options, const BatchProgress& progress = nullptr);
 
+// Evicts the cache's least recently used entries down to cache.max_bytes now (0: nothing goes).
+// A conversion storing an entry sweeps only now and then (docs/scale.md "Eviction"); run_batch
+// calls this at its end (unless BatchOptions::only names a share), and a caller spreading one
+// batch over several processes calls it once they are all done.
+void trim_cache(const CacheOptions& cache);
+
 // The class of a converted model's failure (None when it converted).
 FailureClass failure_class(const ConvertResult& result);
 

@@ -56,6 +56,9 @@ def batch_on_cluster(client, inputs, out_dir, format, *, follow_links=False, rep
             done += 1
             if progress:
                 progress(plan["jobs"][index], record, done, total)
+    # The workers' stores sweep the cache only now and then: down to its limit once, here.
+    if keywords.get("cache") and keywords.get("cache_max"):
+        _rigport._cache_trim(keywords["cache"], keywords["cache_max"])
     worst = max(failures, key=lambda f: FAILURE_RANK[f])
     return {
         "models": records,

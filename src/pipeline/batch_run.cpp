@@ -11,6 +11,7 @@
 
 #include "support/thread_pool.hpp"
 #include "pipeline/batch_internal.hpp"
+#include "pipeline/cache.hpp"
 #include "pipeline/convert_internal.hpp"
 
 namespace rigport {
@@ -151,6 +152,9 @@ Expected<BatchReport> run_batch(const BatchPlan& plan, const BatchOptions& o, co
         for (size_t k = begin; k < end; ++k) convert_one(chosen[k]);
     });
     commit(std::move(staged));
+    // The cache down to its limit once the batch is done (stores sweep only now and then,
+    // docs/scale.md "Eviction"); a cluster's share leaves that to the client, once.
+    if (o.only.empty()) detail::cache_trim(o.convert.cache);
 
     for (size_t i : chosen) {
         const BatchModel& m = report.models[i];

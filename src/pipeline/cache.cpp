@@ -15,8 +15,10 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <random>
 
+#include "rigport/batch.hpp"
 #include "rigport/version.hpp"
 #include "support/sha256.hpp"
 
@@ -296,6 +298,23 @@ void evict(const CacheOptions& cache) {
     }
 }
 
+// A sweep lists every file of the cache, so one after every store would make a batch of N
+// models cost N^2 directory reads. This process sweeps at its first store into a folder, then once
+// an eighth of the limit has been stored since its last sweep; a batch (and a cluster's client)
+// ends with cache_trim. Between sweeps the cache may exceed its limit by that eighth
+// (docs/scale.md "Eviction").
+std::mutex sweeps_mutex;
+std::map<std::string, uint64_t> sweeps;  // folder -> bytes stored since this process last swept it
+
+bool sweep_due(const CacheOptions& cache, uint64_t stored) {
+    std::lock_guard lock(sweeps_mutex);
+    auto [it, first] = sweeps.try_emplace(cache.dir, 0);
+    it->second += stored;
+    if (!first && it->second < std::max<uint64_t>(cache.max_bytes / 8, 1)) return false;
+    it->second = 0;
+    return true;
+}
+
 }  // namespace
 
 std::optional<CacheQuery> cache_query(const ConvertJob& job, const std::vector<CompileInput>& inputs, const ConvertOptions& o) {
@@ -374,8 +393,23 @@ Status cache_store(const CacheOptions& cache, const CacheQuery& query, const std
     if (auto st = write_then_rename(manifest_path(cache, query.manifest_key), std::span(reinterpret_cast<const uint8_t*>(manifest.data()), manifest.size()));
         !st)
         return st;
-    if (cache.max_bytes > 0) evict(cache);
+    if (cache.max_bytes > 0 && sweep_due(cache, first.size() + body.size() + manifest.size())) evict(cache);
     return Ok{};
 }
 
+void cache_trim(const CacheOptions& cache) {
+    if (cache.dir.empty() || cache.max_bytes == 0) return;
+    {
+        std::lock_guard lock(sweeps_mutex);
+        sweeps[cache.dir] = 0;
+    }
+    evict(cache);
+}
+
 }  // namespace rigport::detail
+
+namespace rigport {
+
+void trim_cache(const CacheOptions& cache) { detail::cache_trim(cache); }
+
+}  // namespace rigport

@@ -35,9 +35,14 @@ struct CacheHit {
 std::optional<CacheHit> cache_find(const CacheOptions& cache, const CacheQuery& query);
 
 // Stores what a conversion wrote under the key of the files it read (files_read, each hashed now;
-// a file that is absent counts as absent), then evicts down to cache.max_bytes. An error is the
-// caller's to warn about; the conversion itself stands.
+// a file that is absent counts as absent), then, at this process's first store and after each
+// eighth of cache.max_bytes stored, evicts down to it. An error is the caller's to warn about; the
+// conversion itself stands.
 Status cache_store(const CacheOptions& cache, const CacheQuery& query, const std::vector<std::string>& files_read, const Output& output,
                    const ConvertResult& result);
+
+// Evicts the least recently used entries down to cache.max_bytes now (no limit: nothing): the end
+// of a batch.
+void cache_trim(const CacheOptions& cache);
 
 }  // namespace rigport::detail

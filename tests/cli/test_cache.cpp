@@ -258,6 +258,33 @@ TEST(Cache, MaxEvictsTheLeastRecentlyUsed) {
     EXPECT_NE(bad.err.find("--cache-max '12Q'"), std::string::npos) << bad.err;
 }
 
+TEST(Cache, BatchEndsWithinItsMax) {
+    // A batch's stores sweep the cache only at the first and after each eighth of the limit
+    // (docs/scale.md "Eviction"); the batch then trims it. 16 models into a cache that holds
+    // about five: at the end it is within the limit, and what is left is whole (found again).
+    const fs::path dir = temp_dir();
+    for (int i = 0; i < 16; ++i) save_textured(dir / "in" / fmt::format("m{:02}", i) / "m.iqm", texture(uint8_t(i)));
+    const fs::path probe = dir / "probe";
+    ASSERT_FALSE(convert_cached(dir / "in" / "m00" / "m.iqm", dir / "probe.glb", probe));
+    const uint64_t one = cache_bytes(probe);  // one entry and its list
+    const uint64_t limit = one * 5 + one / 2;
+    auto r = run_cli({"batch", (dir / "in").string(), "-o", (dir / "out").string(), "--format", "glb", "-q", "-j", "2", "--cache",
+                      (dir / "cache").string(), "--cache-max", std::to_string(limit)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_LE(cache_bytes(dir / "cache"), limit);
+    const size_t kept = entries(dir / "cache").size();
+    EXPECT_GE(kept, 1u);
+    EXPECT_LE(kept, 5u);
+    const auto written = snapshot(dir / "out");
+    auto again = run_cli(batch_args(dir / "in", dir / "out", dir / "cache", dir / "r.json"));
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    size_t hits = 0;
+    for (auto& [input, hit] : cached_by_input(dir / "r.json")) hits += hit ? 1 : 0;
+    EXPECT_GE(hits, 1u);
+    EXPECT_LE(hits, kept);
+    EXPECT_EQ(snapshot(dir / "out"), written);
+}
+
 TEST(Cache, ConvertHitKeepsTheDepfileAndTheEnvironmentNamesTheCache) {
     const fs::path dir = temp_dir();
     save_textured(dir / "in" / "m.iqm", texture(5));

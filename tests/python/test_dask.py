@@ -131,6 +131,17 @@ def test_cluster_batch_writes_what_rigport_batch_writes(cli, cluster, tmp_path):
         assert cached == [run == "second"] * 12
         assert f"12 converted ({12 if run == 'second' else 0} from the cache)" in done.stderr
 
+    # --cache-max: the workers' hits store nothing, so the client's trim at the end is what brings
+    # the cache down to half its size.
+    def cache_size():
+        return sum(f.stat().st_size for f in (tmp_path / "cache").rglob("*") if f.is_file())
+
+    half = cache_size() // 2
+    done = subprocess.run([sys.executable, "-m", "rigport", "batch", str(src), "-o", str(out), "--format", "glb", "--scheduler", address,
+                           "--cache", str(tmp_path / "cache"), "--cache-max", str(half), "-q"], capture_output=True, text=True, timeout=WAIT_S)
+    assert done.returncode == 0, done.stderr
+    assert 0 < cache_size() <= half
+
 
 def test_a_killed_worker_has_its_models_converted_elsewhere(cli, cluster, tmp_path):
     address, client, workers = cluster
