@@ -22,7 +22,10 @@ ctest --test-dir build --output-on-failure -j2
 # hooks, which the sanitizer runtime answers with no-ops in the tests), so the fuzz smoke run
 # below needs no third build of the library: that build was about a sixth of the suite's time.
 echo "== build-asan/ (clang-14, address,undefined; shared library; fuzz targets) at ${SECONDS} s"
+# Line tables only (-g1): enough for the sanitizers' stack traces, and 6 to 17 % less compile time
+# than -g for a library file (src/pipeline/convert.cpp 20.7 s -> 19.4 s, gltf_write.cpp 13.5 s -> 11.1 s).
 scripts/build.sh build-asan RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DRIGPORT_SANITIZE=address,undefined -DBUILD_SHARED_LIBS=ON -DRIGPORT_PYTHON=OFF -DRIGPORT_FUZZ=ON
 ASAN_OPTIONS="halt_on_error=1:print_stacktrace=1:detect_stack_use_after_return=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \
