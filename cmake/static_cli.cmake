@@ -1,8 +1,7 @@
 # The CLI without C++ shared libraries: a run of `rigport` on a small file is mostly process start,
 # and loading libstdc++.so, libfmt, libmeshoptimizer, libsimdjson, libpugixml, libstb and libz cost ~1 ms
-# of it (measured: docs/speed.md); libcrypto.so (the cache's SHA-256) alone added 1.7 ms (`rigport
-# --version`: 4.3 ms -> 2.6 ms with libcrypto.a, for 3.8 MB more binary, stripped). Debian ships
-# static archives of pugixml, stb, libdeflate, draco and libcrypto only, so
+# of it (measured: docs/speed.md). Debian ships static archives of pugixml, stb, libdeflate, draco
+# and Nettle (the cache's SHA-256) only, so
 # meshoptimizer, simdjson and fmt are compiled here from Debian's own source packages at the
 # installed versions (scripts/fetch_static_deps.sh puts them in .deps/src/), and libstdc++/libgcc
 # are linked statically. The library itself, its installed package and the tests' links are unchanged.
@@ -17,11 +16,11 @@ find_library(RIGPORT_PUGIXML_STATIC NAMES libpugixml.a)
 find_library(RIGPORT_STB_STATIC NAMES libstb.a)
 find_library(RIGPORT_LIBDEFLATE_STATIC NAMES libdeflate.a)
 find_library(RIGPORT_DRACO_STATIC NAMES libdraco.a)
-find_library(RIGPORT_CRYPTO_STATIC NAMES libcrypto.a)
+find_library(RIGPORT_NETTLE_STATIC NAMES libnettle.a)
 
 set(_missing "")
 foreach(_piece _meshopt_dir _simdjson_dir _fmt_dir RIGPORT_PUGIXML_STATIC RIGPORT_STB_STATIC RIGPORT_LIBDEFLATE_STATIC RIGPORT_DRACO_STATIC
-               RIGPORT_CRYPTO_STATIC)
+               RIGPORT_NETTLE_STATIC)
   if(NOT ${_piece})
     list(APPEND _missing ${_piece})
   endif()
@@ -50,6 +49,6 @@ endforeach()
 # dependencies follow), and --as-needed drops every shared library they leave with nothing to give.
 set(RIGPORT_STATIC_CLI_LIBS rigport_static_meshoptimizer rigport_static_simdjson rigport_static_fmt
                             ${RIGPORT_PUGIXML_STATIC} ${RIGPORT_STB_STATIC} ${RIGPORT_LIBDEFLATE_STATIC} ${RIGPORT_DRACO_STATIC}
-                            ${RIGPORT_CRYPTO_STATIC})
+                            ${RIGPORT_NETTLE_STATIC})
 message(STATUS "rigport CLI: C++ libraries linked statically (meshoptimizer ${meshoptimizer_VERSION}, "
-               "simdjson ${simdjson_VERSION}, fmt ${fmt_VERSION} from ${_deps}; pugixml, stb, libdeflate, draco, libcrypto, libstdc++)")
+               "simdjson ${simdjson_VERSION}, fmt ${fmt_VERSION} from ${_deps}; pugixml, stb, libdeflate, draco, nettle, libstdc++)")

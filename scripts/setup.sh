@@ -14,13 +14,13 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_only=0
 if [ "${1:-}" = "--build" ]; then build_only=1; fi
 
-# Building: the compiler, CMake and the libraries rigport links (libssl-dev: libcrypto's SHA-256 for
+# Building: the compiler, CMake and the libraries rigport links (nettle-dev: Nettle's SHA-256 for
 # the conversion cache); the Python module's headers
 # (and numpy, which its arrays are); zip for the Blender add-on's package.
 packages=(
   build-essential cmake ninja-build g++ pkg-config
   libfmt-dev libcli11-dev nlohmann-json3-dev
-  libglm-dev libmeshoptimizer-dev libsimdjson-dev libstb-dev libpugixml-dev libfast-float-dev zlib1g-dev libdeflate-dev libdraco-dev libssl-dev
+  libglm-dev libmeshoptimizer-dev libsimdjson-dev libstb-dev libpugixml-dev libfast-float-dev zlib1g-dev libdeflate-dev libdraco-dev nettle-dev
   python3 python3-dev python3-pybind11 pybind11-dev python3-numpy zip
 )
 # Testing: GoogleTest, Benchmark, clang for the sanitizer and fuzz builds, the peers the tests

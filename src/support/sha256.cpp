@@ -1,29 +1,25 @@
-// SHA-256 through OpenSSL's EVP interface (libcrypto; docs/scale.md "The key" says why this one).
+// SHA-256 through Nettle (docs/scale.md "The key" says why this one): a plain context on the
+// object, no global or per-thread state to set up or free.
 #include "support/sha256.hpp"
 
-#include <openssl/evp.h>
-
-#include <new>
+#include <nettle/sha2.h>
 
 namespace rigport::support {
 
 struct Sha256::State {
-    EVP_MD_CTX* context = nullptr;
+    sha256_ctx context;
 };
 
-Sha256::Sha256() : state_(std::make_unique<State>()) {
-    state_->context = EVP_MD_CTX_new();
-    if (!state_->context || EVP_DigestInit_ex(state_->context, EVP_sha256(), nullptr) != 1) throw std::bad_alloc();
-}
+Sha256::Sha256() : state_(std::make_unique<State>()) { sha256_init(&state_->context); }
 
-Sha256::~Sha256() { EVP_MD_CTX_free(state_->context); }
+Sha256::~Sha256() = default;
 
 void Sha256::add(std::span<const uint8_t> bytes) {
-    if (!bytes.empty()) EVP_DigestUpdate(state_->context, bytes.data(), bytes.size());
+    if (!bytes.empty()) sha256_update(&state_->context, bytes.size(), bytes.data());
 }
 
 void Sha256::add(std::string_view text) {
-    if (!text.empty()) EVP_DigestUpdate(state_->context, text.data(), text.size());
+    if (!text.empty()) sha256_update(&state_->context, text.size(), reinterpret_cast<const uint8_t*>(text.data()));
 }
 
 void Sha256::add_field(std::string_view text) {
@@ -33,15 +29,14 @@ void Sha256::add_field(std::string_view text) {
 }
 
 std::string Sha256::hex() {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int size = 0;
-    EVP_DigestFinal_ex(state_->context, digest, &size);
+    uint8_t digest[SHA256_DIGEST_SIZE];
+    sha256_digest(&state_->context, sizeof digest, digest);
     static constexpr char digits[] = "0123456789abcdef";
     std::string out;
-    out.reserve(size * 2);
-    for (unsigned int i = 0; i < size; ++i) {
-        out.push_back(digits[digest[i] >> 4]);
-        out.push_back(digits[digest[i] & 15]);
+    out.reserve(sizeof digest * 2);
+    for (uint8_t b : digest) {
+        out.push_back(digits[b >> 4]);
+        out.push_back(digits[b & 15]);
     }
     return out;
 }

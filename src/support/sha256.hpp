@@ -1,4 +1,4 @@
-// SHA-256 digests as lower-case hex, through OpenSSL's libcrypto (docs/scale.md "The key"): the
+// SHA-256 digests as lower-case hex, through Nettle (docs/scale.md "The key"): the
 // cache's keys and its entries' check digests.
 #pragma once
 
