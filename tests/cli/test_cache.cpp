@@ -88,6 +88,13 @@ fs::path make_inputs(const fs::path& dir) {
     return in;
 }
 
+// The CLI run with args exits 0; else the failure names its exit code and what it printed.
+::testing::AssertionResult succeeds(const std::vector<std::string>& args) {
+    const auto r = run_cli(args);
+    if (r.exit_code == 0) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "exit " << r.exit_code << ":\n" << r.err;
+}
+
 std::vector<std::string> batch_args(const fs::path& in, const fs::path& out, const fs::path& cache, const fs::path& report) {
     return {"batch", in.string(), "-o", out.string(), "--format", "glb", "-q", "--cache", cache.string(), "--report", report.string()};
 }
@@ -135,7 +142,7 @@ TEST(Cache, SecondBatchConvertsNothingAndWritesTheSameBytes) {
 TEST(Cache, ChangedTextureReconvertsOnlyItsModel) {
     const fs::path dir = temp_dir();
     const fs::path in = make_inputs(dir);
-    ASSERT_EQ(run_cli(batch_args(in, dir / "out", dir / "cache", dir / "r1.json")).exit_code, 0);
+    ASSERT_TRUE(succeeds(batch_args(in, dir / "out", dir / "cache", dir / "r1.json")));
     const auto before = snapshot(dir / "out");
     write_bytes(in / "a" / "sample_texture.png", texture(11));  // one pixel's red 10 -> 11
     auto r = run_cli(batch_args(in, dir / "out", dir / "cache", dir / "r2.json"));
@@ -153,7 +160,7 @@ TEST(Cache, ChangedTextureReconvertsOnlyItsModel) {
     EXPECT_EQ(after.at("a/a.glb"), read_bytes(dir / "plain.glb"));
     // And the texture changed back finds the first entry again.
     write_bytes(in / "a" / "sample_texture.png", texture(10));
-    ASSERT_EQ(run_cli(batch_args(in, dir / "out", dir / "cache", dir / "r3.json")).exit_code, 0);
+    ASSERT_TRUE(succeeds(batch_args(in, dir / "out", dir / "cache", dir / "r3.json")));
     for (auto& [input, hit] : cached_by_input(dir / "r3.json")) EXPECT_TRUE(hit) << input;
     EXPECT_EQ(snapshot(dir / "out"), before);
 }
@@ -191,7 +198,7 @@ TEST(Cache, TwoProcessesRaceWithoutAPartialEntry) {
 TEST(Cache, DamagedEntryIsRebuilt) {
     const fs::path dir = temp_dir();
     const fs::path in = make_inputs(dir);
-    ASSERT_EQ(run_cli(batch_args(in, dir / "out", dir / "cache", dir / "r1.json")).exit_code, 0);
+    ASSERT_TRUE(succeeds(batch_args(in, dir / "out", dir / "cache", dir / "r1.json")));
     const auto good = snapshot(dir / "out");
     const auto files = entries(dir / "cache");
     ASSERT_EQ(files.size(), 3u);
@@ -209,7 +216,7 @@ TEST(Cache, DamagedEntryIsRebuilt) {
     for (auto& [input, hit] : cached_by_input(dir / "r2.json")) EXPECT_FALSE(hit) << input;
     EXPECT_EQ(snapshot(dir / "out"), good);
     // Rebuilt: found whole the next time.
-    ASSERT_EQ(run_cli(batch_args(in, dir / "out", dir / "cache", dir / "r3.json")).exit_code, 0);
+    ASSERT_TRUE(succeeds(batch_args(in, dir / "out", dir / "cache", dir / "r3.json")));
     for (auto& [input, hit] : cached_by_input(dir / "r3.json")) EXPECT_TRUE(hit) << input;
     EXPECT_EQ(entries(dir / "cache").size(), 3u);
     EXPECT_EQ(snapshot(dir / "out"), good);
