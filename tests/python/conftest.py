@@ -37,6 +37,20 @@ def cli_json(cli, *args):
     return json.loads(run_cli(cli, *args).stdout)
 
 
+def comparable(records, folder):
+    """Records without the time taken, with paths relative to where they were written."""
+    out = []
+    for r in records:
+        r = dict(r)
+        del r["seconds"]
+        r.pop("failure", None)
+        r["outputs"] = [os.path.relpath(p, folder) for p in r["outputs"]]
+        for w in r["warnings"]:
+            w["path"] = w["path"].replace(str(folder), "OUT")
+        out.append(r)
+    return out
+
+
 @pytest.fixture
 def sample_iqm(cli, tmp_path):
     path = tmp_path / "sample.iqm"

@@ -1,12 +1,11 @@
 # rigport.batch writes the files `rigport batch` writes, byte for byte, and reports each model as
 # its --report does; a corrupt model is reported, not raised, and the others are converted.
 import json
-import os
 
 import pytest
 import rigport
 
-from conftest import run_cli
+from conftest import comparable, run_cli
 
 
 def make_folder(root):
@@ -24,20 +23,6 @@ def make_folder(root):
 
 def tree_bytes(folder):
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def comparable(records, folder):
-    """Records without the time taken, with paths relative to where they were written."""
-    out = []
-    for r in records:
-        r = dict(r)
-        del r["seconds"]
-        r.pop("failure", None)
-        r["outputs"] = [os.path.relpath(p, folder) for p in r["outputs"]]
-        for w in r["warnings"]:
-            w["path"] = w["path"].replace(str(folder), "OUT")
-        out.append(r)
-    return out
 
 
 @pytest.mark.parametrize("fmt", ["glb", "iqm", "gltf"])

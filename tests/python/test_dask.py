@@ -18,7 +18,7 @@ import time
 import pytest
 import rigport
 
-from conftest import run_cli
+from conftest import comparable, run_cli
 
 WAIT_S = 30  # for the cluster to come up, and for a batch to finish
 
@@ -84,19 +84,6 @@ def tree_bytes(folder):
     gone; the next write in that folder removes them, docs/cli.md "Outputs") are not outputs."""
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
             if p.is_file() and ".rigport-tmp-" not in p.name}
-
-
-def comparable(records, folder):
-    out = []
-    for r in records:
-        r = dict(r)
-        del r["seconds"]
-        r.pop("failure", None)
-        r["outputs"] = [os.path.relpath(p, folder) for p in r["outputs"]]
-        for w in r["warnings"]:
-            w["path"] = w["path"].replace(str(folder), "OUT")
-        out.append(r)
-    return out
 
 
 SUMMARY = re.compile(r"(\d+) converted, (\d+) failed, (\d+) warnings in [0-9.]+ s\n$")
